@@ -1,0 +1,170 @@
+package leasepkg
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// EnvDSN is the environment variable that [FromEnv] reads the DSN from.
+const EnvDSN = "LEASE_DATABASE_URL"
+
+// Defaults of [Config].
+const (
+	DefaultTTL           = 15 * time.Second
+	DefaultRenewInterval = 5 * time.Second
+	DefaultLockTimeout   = time.Second
+)
+
+// EpochPolicy says when the epoch, the lease's fencing token, changes.
+type EpochPolicy int
+
+const (
+	// PerTerm changes the epoch only when holdership changes (the first
+	// acquisition and every takeover). A holder's writes stay valid across its
+	// own renewals. The default.
+	PerTerm EpochPolicy = iota
+	// PerRenewal bumps the epoch on every renewal as well, as the post this
+	// package grew from does. A write that takes the epoch before a renewal
+	// and reaches its fence after it is rejected by its own holder's lease.
+	PerRenewal
+)
+
+func (p EpochPolicy) String() string {
+	switch p {
+	case PerTerm:
+		return "per-term"
+	case PerRenewal:
+		return "per-renewal"
+	}
+	return "EpochPolicy(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Config configures a [Manager]. Start from [FromEnv] or [DefaultConfig];
+// the zero value is not valid.
+type Config struct {
+	// DSN is the PostgreSQL connection string that [Open] connects to, a URL
+	// or key=value pairs as pgx accepts them. [New], which is given a pool,
+	// ignores it. Default (from [FromEnv]): $LEASE_DATABASE_URL.
+	DSN string
+
+	// Name is the lease's name, the primary key of its row. Required.
+	Name string
+
+	// Holder identifies this process in the lease row. It must be unique
+	// among the contenders: two processes with the same holder would both
+	// pass the fence. Default: hostname:pid:random, the random part because
+	// containers reuse hostnames and pid 1.
+	Holder string
+
+	// TTL is how long a lease lives after the database last extended it.
+	// Default 15s; at least a millisecond, in whole milliseconds.
+	TTL time.Duration
+
+	// RenewInterval is how often a holder renews. It must be less than half
+	// the TTL, so that at least two renewals fall inside one TTL and a single
+	// failed renewal does not lose the lease. Default 5s.
+	RenewInterval time.Duration
+
+	// LockTimeout bounds how long a takeover waits for the row lock that the
+	// old holder's in-flight fenced writes hold; a takeover that times out
+	// reports the lease as held. Default 1s; must be less than the TTL.
+	LockTimeout time.Duration
+
+	// Policy says when the epoch changes. Default (the zero value) PerTerm.
+	Policy EpochPolicy
+
+	// Observer is told of acquisitions, renewals, losses and rejected
+	// writes. Nil means no one is told.
+	Observer Observer
+}
+
+// DefaultConfig returns the defaults for a lease called name, with a fresh
+// holder id and no DSN.
+func DefaultConfig(name string) Config {
+	return Config{
+		Name:          name,
+		Holder:        NewHolderID(),
+		TTL:           DefaultTTL,
+		RenewInterval: DefaultRenewInterval,
+		LockTimeout:   DefaultLockTimeout,
+		Policy:        PerTerm,
+	}
+}
+
+// FromEnv returns [DefaultConfig] with the DSN from $LEASE_DATABASE_URL,
+// validated.
+func FromEnv(name string) (Config, error) {
+	cfg := DefaultConfig(name)
+	cfg.DSN = os.Getenv(EnvDSN)
+	if cfg.DSN == "" {
+		return Config{}, fmt.Errorf("lease config: %s is not set", EnvDSN)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// NewHolderID returns hostname:pid:random, a holder id unique to this process.
+func NewHolderID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
+	return host + ":" + strconv.Itoa(os.Getpid()) + ":" + hex.EncodeToString(b[:])
+}
+
+// Validate reports every problem with the configuration, joined. A DSN, when
+// set, must parse; [New] does not need one.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+	if c.Name == "" {
+		bad("name must not be empty")
+	}
+	if c.Holder == "" {
+		bad("holder must not be empty")
+	}
+	switch {
+	case c.TTL < time.Millisecond:
+		bad("ttl must be at least 1ms, got %v", c.TTL)
+	case c.TTL%time.Millisecond != 0:
+		bad("ttl must be a whole number of milliseconds, got %v", c.TTL)
+	}
+	switch {
+	case c.RenewInterval <= 0:
+		bad("renew interval must be positive, got %v", c.RenewInterval)
+	case 2*c.RenewInterval >= c.TTL:
+		bad("renew interval %v must be less than half the ttl %v, so that two renewals fall inside one ttl", c.RenewInterval, c.TTL)
+	}
+	switch {
+	case c.LockTimeout < time.Millisecond:
+		bad("lock timeout must be at least 1ms, got %v", c.LockTimeout)
+	case c.LockTimeout >= c.TTL:
+		bad("lock timeout %v must be less than the ttl %v", c.LockTimeout, c.TTL)
+	}
+	if c.Policy != PerTerm && c.Policy != PerRenewal {
+		bad("unknown epoch policy %v", c.Policy)
+	}
+	if c.DSN != "" {
+		// pgx redacts the password from the DSN it quotes.
+		if _, err := pgxpool.ParseConfig(c.DSN); err != nil {
+			bad("bad dsn: %v", err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("lease config: %w", errors.Join(errs...))
+}

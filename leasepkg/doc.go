@@ -1,0 +1,42 @@
+//leaseguard:lease
+
+// Package leasepkg is a lease on PostgreSQL whose fencing tokens are checked
+// by the database in the same transaction as the write they guard.
+//
+// One database holds the lease rows (worker_leases) and the rows they guard
+// (orders). A holder acquires a lease and gets an epoch, the fencing token;
+// every write it makes under the lease is one INSERT ... SELECT ... WHERE
+// EXISTS that lands only if the lease row still names this holder at exactly
+// that epoch and has not expired by the database's clock.
+//
+// # Guarantees
+//
+// No order lands under a stale epoch. An order with epoch N is committed
+// only while the lease row says epoch N, this holder, unexpired by
+// clock_timestamp(); the fence holds FOR KEY SHARE on the lease row until
+// the order's transaction ends, and a takeover, which changes the epoch,
+// must wait for that lock. So every order with epoch N commits before the
+// acquisition of epoch N+1 commits, whatever the holder's process, clock or
+// network does: a paused, partitioned or slow holder's late writes are
+// rejected, not applied.
+//
+// The guarantee covers only writes made through the fence, to tables in the
+// same database as the lease row. A write to another store (a queue, an
+// object store, another database) cannot see the fence and is not protected
+// by it.
+//
+// # Non-guarantees
+//
+// Holding a lease does not mean that no one else acts as the holder: a
+// process can believe it holds a lease that the database has already given
+// to another, until its next renewal fails or its context is cancelled. Hold
+// cancels the context no later than the lease could have expired, as this
+// process's monotonic clock measures it, but the fence is what stops the
+// write. Work outside the database that fn does on a lease it has lost is
+// not undone.
+//
+// Every expiry decision is made by the database's clock, never by the Go
+// process's: the Go side only schedules (timers, tickers, context
+// deadlines). The package imports no HTTP client and no model SDK; it
+// reports what happens to a lease through [Observer].
+package leasepkg

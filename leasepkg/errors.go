@@ -1,0 +1,33 @@
+package leasepkg
+
+import "errors"
+
+// The package's sentinel errors. Returned errors wrap them with context; test
+// with errors.Is.
+var (
+	// ErrLeaseLost means this holder no longer holds the lease: a renewal
+	// matched no row (the lease expired, or another holder took it), or no
+	// renewal could be confirmed before the lease could have expired. The
+	// holder must stop writing.
+	ErrLeaseLost = errors.New("lost lease; refuse all writes")
+
+	// ErrStaleFence means a fenced write was rejected, and nothing was
+	// written: its epoch is not the lease's current epoch, its holder does
+	// not hold the lease, or the lease has expired by the database's clock.
+	ErrStaleFence = errors.New("stale fence; drop the write")
+
+	// ErrLeaseHeld means another holder holds an unexpired lease, or its
+	// in-flight fenced writes kept a takeover waiting past the lock timeout.
+	ErrLeaseHeld = errors.New("lease held by another holder")
+
+	// ErrOutcomeUnknown means the connection failed while a transaction was
+	// committing, so it may or may not have committed. It is not a rejection:
+	// look the write up by its key before retrying it.
+	ErrOutcomeUnknown = errors.New("outcome unknown: the connection failed during commit")
+
+	// ErrDuplicateOrder means an order with the same key was already written.
+	ErrDuplicateOrder = errors.New("duplicate order key")
+
+	// ErrClosed means the Manager was closed.
+	ErrClosed = errors.New("lease manager closed")
+)

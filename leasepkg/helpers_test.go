@@ -1,0 +1,119 @@
+package leasepkg_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/leaseguard/leaseguard/internal/pgtest"
+	"github.com/leaseguard/leaseguard/leasepkg"
+)
+
+const leaseName = "orders"
+
+// db is one test's database: a pool on a fresh, migrated database, and
+// helpers that act on it behind the lease package's back.
+type db struct {
+	t    testing.TB
+	pool *pgxpool.Pool
+}
+
+func newDB(t testing.TB) *db {
+	t.Helper()
+	d := &db{t: t, pool: pgtest.Pool(t)}
+	if err := d.manager("migrator", nil).Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// manager returns a Manager for holder on the test's pool; edit, if not nil,
+// changes the config first. TTLs are long unless edit shortens them, so that
+// no lease expires on its own during a test.
+func (d *db) manager(holder string, edit func(*leasepkg.Config)) *leasepkg.Manager {
+	d.t.Helper()
+	cfg := leasepkg.DefaultConfig(leaseName)
+	cfg.Holder = holder
+	cfg.TTL = time.Minute
+	cfg.RenewInterval = 20 * time.Second
+	if edit != nil {
+		edit(&cfg)
+	}
+	m, err := leasepkg.New(d.pool, cfg)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(m.Close)
+	return m
+}
+
+// exec runs sql on the pool and fails the test on error.
+func (d *db) exec(sql string, args ...any) {
+	d.t.Helper()
+	if _, err := d.pool.Exec(context.Background(), sql, args...); err != nil {
+		d.t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// expire makes the lease expired by the database's clock, as time passing
+// would, without changing holder or epoch (a non-key update, so it does not
+// wait for fenced writers).
+func (d *db) expire() {
+	d.t.Helper()
+	d.exec(`UPDATE worker_leases SET expires_at = clock_timestamp() - interval '1 second' WHERE name = $1`, leaseName)
+}
+
+// count returns the single integer that sql selects.
+func (d *db) count(sql string, args ...any) int {
+	d.t.Helper()
+	var n int
+	if err := d.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		d.t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+func (d *db) orders() int { return d.count(`SELECT count(*) FROM orders`) }
+
+// epoch returns the lease row's epoch.
+func (d *db) epoch() int64 {
+	d.t.Helper()
+	var e int64
+	if err := d.pool.QueryRow(context.Background(), `SELECT epoch FROM worker_leases WHERE name = $1`, leaseName).Scan(&e); err != nil {
+		d.t.Fatal(err)
+	}
+	return e
+}
+
+// staleOrders counts orders that committed after the lease row moved past
+// their epoch: the violations that the fence exists to prevent. It reads
+// commit timestamps (the test cluster runs with track_commit_timestamp).
+func (d *db) staleOrders() int {
+	return d.count(`
+SELECT count(*) FROM orders o JOIN worker_leases l ON l.name = o.lease_name
+ WHERE o.epoch < l.epoch
+   AND pg_xact_commit_timestamp(o.xmin) > pg_xact_commit_timestamp(l.xmin)`)
+}
+
+// waitForLockWait polls until a backend running a statement that starts
+// with prefix waits for a lock, or fails the test after a deadline.
+func (d *db) waitForLockWait(prefix string) {
+	d.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		n := d.count(`SELECT count(*) FROM pg_stat_activity
+ WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE $1`, prefix+"%")
+		if n > 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	d.t.Fatalf("no backend running %q waited for a lock within 10s", prefix)
+}
+
+func order(i int) leasepkg.Order {
+	return leasepkg.Order{Key: fmt.Sprintf("order-%d", i), Payload: "item"}
+}

@@ -1,0 +1,141 @@
+package leasepkg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Term is one tenure of a holder, handed to the function that [Manager.Hold]
+// runs. Its lease changes under PerRenewal as renewals bump the epoch.
+type Term struct {
+	m     *Manager
+	lease atomic.Pointer[Lease]
+}
+
+// Lease returns the current fencing token.
+func (t *Term) Lease() Lease { return *t.lease.Load() }
+
+// AppendOrder writes o fenced by the current lease (see [Manager.AppendOrder]).
+func (t *Term) AppendOrder(ctx context.Context, o Order) error {
+	return t.m.AppendOrder(ctx, t.Lease(), o)
+}
+
+// AppendOrders writes orders fenced by the current lease (see [Manager.AppendOrders]).
+func (t *Term) AppendOrders(ctx context.Context, orders []Order) error {
+	return t.m.AppendOrders(ctx, t.Lease(), orders)
+}
+
+// Hold acquires the lease, renews it every RenewInterval, and runs fn while
+// it holds. fn's context is cancelled the moment the lease is lost: when a
+// renewal finds the lease expired or taken, or when no renewal has been
+// confirmed for a TTL (so the lease could have expired), or when ctx is
+// done. fn must return soon after its context is done.
+//
+// Hold returns an error wrapping ErrLeaseHeld if it could not acquire, one
+// wrapping ErrLeaseLost if the lease was lost while fn ran, and otherwise
+// fn's error. When fn returns while the lease is held, Hold releases it, on
+// a context that outlives ctx's cancellation and is bounded by the TTL.
+//
+// The cancelled context is a courtesy, not the guarantee: between the
+// database expiring a lease and the context's cancellation, fn can still
+// try to write, and only the fence stops that write. Hold's timers start
+// before each statement is sent, so the context is cancelled no later than
+// the lease could have expired, as measured by this process's monotonic
+// clock, which may run at a slightly different rate from the database's.
+func (m *Manager) Hold(ctx context.Context, fn func(ctx context.Context, t *Term) error) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	leaseCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	t := &Term{m: m}
+	expire := func() {
+		err := m.unconfirmed()
+		m.observe(Lost, t.Lease(), err)
+		cancel(err)
+	}
+
+	// 1. Acquire. The lease lives at least a TTL from when the acquisition
+	// was sent, so the timer that ends the term starts before it is sent.
+	t.lease.Store(&Lease{Name: m.cfg.Name, Holder: m.cfg.Holder})
+	deadline := time.AfterFunc(m.cfg.TTL, expire)
+	l, err := m.Acquire(ctx)
+	if err != nil {
+		deadline.Stop()
+		return err
+	}
+	t.lease.Store(&l)
+
+	// 2. Renew in the background until fn returns or the lease is lost.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { m.renewLoop(leaseCtx, stop, t, deadline, expire, cancel) })
+
+	// 3. Run fn, then stop renewing.
+	fnErr := fn(leaseCtx, t)
+	close(stop)
+	wg.Wait()
+
+	// 4. A lost lease is the answer, whatever fn made of its cancellation.
+	if cause := context.Cause(leaseCtx); errors.Is(cause, ErrLeaseLost) {
+		return cause
+	}
+
+	// 5. Release, even if ctx was cancelled, within a TTL.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.TTL)
+	defer rcancel()
+	if err := m.Release(rctx, t.Lease()); err != nil && fnErr == nil {
+		return err
+	}
+	return fnErr
+}
+
+func (m *Manager) unconfirmed() error {
+	return fmt.Errorf("lease %q: no renewal confirmed within the ttl %v: %w", m.cfg.Name, m.cfg.TTL, ErrLeaseLost)
+}
+
+// renewLoop renews t's lease on schedule. deadline calls expire when the
+// lease could have expired; each confirmed renewal replaces it with a timer
+// started when that renewal was sent. A renewal that finds the lease lost
+// ends the term through lose (Renew has told the observer).
+func (m *Manager) renewLoop(ctx context.Context, stop <-chan struct{}, t *Term, deadline *time.Timer, expire func(), lose context.CancelCauseFunc) {
+	ticker := time.NewTicker(m.cfg.RenewInterval)
+	defer ticker.Stop()
+	defer func() { deadline.Stop() }()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		next := time.AfterFunc(m.cfg.TTL, expire)
+		// ctx ends when the current deadline fires, so a renewal never runs
+		// past the time the lease could have expired; RenewInterval bounds
+		// one attempt so that a stalled one leaves room for the next.
+		rctx, rcancel := context.WithTimeout(ctx, m.cfg.RenewInterval)
+		l, err := m.Renew(rctx, t.Lease())
+		rcancel()
+		switch {
+		case err == nil:
+			deadline.Stop()
+			deadline = next
+			t.lease.Store(&l)
+		case errors.Is(err, ErrLeaseLost):
+			next.Stop()
+			lose(err)
+			return
+		default:
+			next.Stop()
+			if ctx.Err() != nil {
+				return
+			}
+			m.observe(RenewFailed, t.Lease(), err)
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package leasepkg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Lease is a holder's claim on a lease at one epoch: the fencing token that
+// every fenced write carries. It is plain data; only the database decides
+// whether it is still valid.
+type Lease struct {
+	Name   string
+	Holder string
+	Epoch  int64
+}
+
+func (l Lease) String() string {
+	return fmt.Sprintf("%s@%d (%s)", l.Name, l.Epoch, l.Holder)
+}
+
+// Manager acquires, renews and releases one lease, and makes fenced writes
+// under it. It is safe for concurrent use.
+type Manager struct {
+	cfg   Config
+	pool  *pgxpool.Pool // acquisitions and fenced writes
+	renew *pgxpool.Pool // renewals and release, so that a busy pool cannot starve them
+	owned bool          // Close closes pool too
+
+	closed atomic.Bool
+
+	// The fenced statements. Tests replace them with weakened copies to show
+	// that the checks fail without the fence.
+	appendSQL, appendBatchSQL string
+}
+
+// Open connects to cfg.DSN and returns a Manager that owns the connection
+// pool. The context governs connecting only.
+func Open(ctx context.Context, cfg Config) (*Manager, error) {
+	if cfg.DSN == "" {
+		return nil, errors.New("lease config: dsn must not be empty")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.New(ctx, cfg.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("open lease database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open lease database: %w", err)
+	}
+	m, err := New(pool, cfg)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	m.owned = true
+	return m, nil
+}
+
+// New returns a Manager that makes fenced writes on pool, which the caller
+// keeps and closes after the Manager. Renewals run on a small pool of their
+// own with pool's connection settings, so that a saturated pool cannot delay
+// them. cfg.DSN is ignored.
+func New(pool *pgxpool.Pool, cfg Config) (*Manager, error) {
+	cfg.DSN = ""
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rc := pool.Config().Copy()
+	rc.MinConns, rc.MaxConns = 0, 2
+	renew, err := pgxpool.NewWithConfig(context.Background(), rc)
+	if err != nil {
+		return nil, fmt.Errorf("renewal pool: %w", err)
+	}
+	return &Manager{
+		cfg:            cfg,
+		pool:           pool,
+		renew:          renew,
+		appendSQL:      appendOrderSQL,
+		appendBatchSQL: appendOrdersSQL,
+	}, nil
+}
+
+// Close closes the renewal pool, and the main pool if Open made it. Calls
+// made after Close return ErrClosed.
+func (m *Manager) Close() {
+	if m.closed.Swap(true) {
+		return
+	}
+	m.renew.Close()
+	if m.owned {
+		m.pool.Close()
+	}
+}
+
+// Config returns the Manager's configuration, defaults filled in.
+func (m *Manager) Config() Config { return m.cfg }
+
+func (m *Manager) check() error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (m *Manager) observe(kind EventKind, l Lease, err error) {
+	if m.cfg.Observer != nil {
+		m.cfg.Observer.Observe(Event{Kind: kind, Lease: l, Err: err})
+	}
+}
+
+// ttlMillis is the TTL as the SQL takes it; Validate made it whole milliseconds.
+func (m *Manager) ttlMillis() int64 { return m.cfg.TTL.Milliseconds() }
+
+// Migrate creates the lease and order tables if they do not exist. It is
+// idempotent and safe to run from several processes at once. The context
+// governs the whole migration.
+func (m *Manager) Migrate(ctx context.Context) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrateLock); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, schemaSQL)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("migrate lease schema: %w", err)
+	}
+	return nil
+}
+
+// Acquire takes the lease: it inserts the lease row if there is none, or
+// takes over a lease that has expired by the database's clock. Every
+// acquisition bumps the epoch. A lease that another holder holds returns an
+// error wrapping ErrLeaseHeld; so does a takeover that waited longer than
+// LockTimeout for the old holder's in-flight writes. The context governs the
+// whole acquisition.
+func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
+	if err := m.check(); err != nil {
+		return Lease{}, err
+	}
+	l := Lease{Name: m.cfg.Name, Holder: m.cfg.Holder}
+	epoch, err := m.acquire(ctx)
+	if err != nil {
+		return Lease{}, fmt.Errorf("acquire lease %q: %w", l.Name, err)
+	}
+	l.Epoch = epoch
+	m.observe(Acquired, l, nil)
+	return l, nil
+}
+
+func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
+	name, holder, ttl := m.cfg.Name, m.cfg.Holder, m.ttlMillis()
+
+	// 1. Begin, bound lock waits, and try the takeover, in one round trip.
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	b.Queue("SELECT set_config('lock_timeout', $1, true)", strconv.FormatInt(m.cfg.LockTimeout.Milliseconds(), 10)+"ms")
+	b.Queue(takeoverSQL, name, holder, ttl)
+	br := m.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	_, err = br.Exec() // begin
+	if err == nil {
+		_, err = br.Exec() // set_config
+	}
+	if err == nil {
+		err = br.QueryRow().Scan(&epoch)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "55P03": // lock_not_available
+		return 0, fmt.Errorf("%w: takeover timed out behind in-flight writes", ErrLeaseHeld)
+	case errors.Is(err, pgx.ErrNoRows):
+		// 2. Nothing expired to take over: insert the first row, or find
+		// that someone holds it.
+		err = tx.QueryRow(ctx, firstSQL, name, holder, ttl).Scan(&epoch)
+		if errors.Is(err, pgx.ErrNoRows) {
+			var cur string
+			if err = tx.QueryRow(ctx, holderSQL, name).Scan(&cur); err != nil {
+				return 0, err
+			}
+			return 0, fmt.Errorf("%w %q", ErrLeaseHeld, cur)
+		}
+		if err != nil {
+			return 0, err
+		}
+	case err != nil:
+		return 0, err
+	}
+
+	// 3. Commit; until it is known to have committed, the lease is not ours.
+	if err = tx.Commit(ctx); err != nil {
+		return 0, commitError(err)
+	}
+	return epoch, nil
+}
+
+// Renew extends l by the TTL, from the database's clock, in one statement
+// on the renewal pool. It returns the lease as renewed: under PerRenewal, at
+// a new epoch. A lease that has expired or that another holder took returns
+// an error wrapping ErrLeaseLost. Any other error says nothing about the
+// lease: it may or may not have been renewed. The context governs the
+// statement; Hold gives it a deadline that ends before the lease could expire.
+func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
+	if err := m.check(); err != nil {
+		return Lease{}, err
+	}
+	sql := renewTermSQL
+	if m.cfg.Policy == PerRenewal {
+		sql = renewBumpSQL
+	}
+	var epoch int64
+	err := m.renew.QueryRow(ctx, sql, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		err = fmt.Errorf("renew lease %s: %w", l, ErrLeaseLost)
+		m.observe(Lost, l, err)
+		return Lease{}, err
+	case err != nil:
+		return Lease{}, fmt.Errorf("renew lease %s: %w", l, err)
+	}
+	l.Epoch = epoch
+	m.observe(Renewed, l, nil)
+	return l, nil
+}
+
+// Release gives the lease up by expiring its row (the row is never deleted,
+// so epochs are never reused); the next Acquire by anyone takes it over at
+// once. A lease that was already lost returns an error wrapping ErrLeaseLost.
+// The context governs the statement.
+func (m *Manager) Release(ctx context.Context, l Lease) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	tag, err := m.renew.Exec(ctx, releaseSQL, l.Name, l.Holder, l.Epoch)
+	if err != nil {
+		return fmt.Errorf("release lease %s: %w", l, err)
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("release lease %s: %w", l, ErrLeaseLost)
+	}
+	m.observe(Released, l, nil)
+	return nil
+}
+
+// commitError classifies a failed COMMIT. An error from the server, a
+// commit that turned into a rollback, or a failure before anything was sent
+// means the transaction did not commit. Anything else (the connection
+// failed after COMMIT was sent) leaves the outcome unknown.
+func commitError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) || errors.Is(err, pgx.ErrTxCommitRollback) || pgconn.SafeToRetry(err) {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+}

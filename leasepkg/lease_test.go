@@ -1,0 +1,187 @@
+package leasepkg_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/leaseguard/leaseguard/leasepkg"
+)
+
+func TestAcquire(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	a, b := d.manager("a", nil), d.manager("b", nil)
+
+	la, err := a.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if la.Epoch != 1 || la.Holder != "a" || la.Name != leaseName {
+		t.Fatalf("first acquisition = %v, want %s@1 (a)", la, leaseName)
+	}
+
+	t.Run("held lease is a distinct error", func(t *testing.T) {
+		_, err := b.Acquire(ctx)
+		if !errors.Is(err, leasepkg.ErrLeaseHeld) {
+			t.Fatalf("acquire of a held lease: %v, want ErrLeaseHeld", err)
+		}
+	})
+
+	t.Run("takeover after expiry bumps the epoch", func(t *testing.T) {
+		d.expire()
+		lb, err := b.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lb.Epoch != la.Epoch+1 || lb.Holder != "b" {
+			t.Fatalf("takeover = %v, want epoch %d held by b", lb, la.Epoch+1)
+		}
+		if _, err := a.Renew(ctx, la); !errors.Is(err, leasepkg.ErrLeaseLost) {
+			t.Fatalf("renew by the old holder after takeover: %v, want ErrLeaseLost", err)
+		}
+	})
+}
+
+func TestRenew(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		policy    leasepkg.EpochPolicy
+		wantEpoch int64
+	}{
+		{"per term keeps the epoch", leasepkg.PerTerm, 1},
+		{"per renewal bumps the epoch", leasepkg.PerRenewal, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := newDB(t)
+			m := d.manager("a", func(c *leasepkg.Config) { c.Policy = tc.policy })
+			l, err := m.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := d.count(`SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM worker_leases`)
+			r, err := m.Renew(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Epoch != tc.wantEpoch || d.epoch() != tc.wantEpoch {
+				t.Fatalf("renewed to epoch %d (row %d), want %d", r.Epoch, d.epoch(), tc.wantEpoch)
+			}
+			if after := d.count(`SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM worker_leases`); after <= before {
+				t.Fatalf("renewal did not extend expires_at: %d -> %d ms", before, after)
+			}
+		})
+	}
+
+	lostCases := []struct {
+		name  string
+		lease func(l leasepkg.Lease) leasepkg.Lease
+		prep  func(d *db)
+	}{
+		{"wrong holder", func(l leasepkg.Lease) leasepkg.Lease { l.Holder = "intruder"; return l }, nil},
+		{"wrong epoch", func(l leasepkg.Lease) leasepkg.Lease { l.Epoch++; return l }, nil},
+		{"after expiry", nil, func(d *db) { d.expire() }},
+	}
+	for _, tc := range lostCases {
+		t.Run(tc.name+" loses the lease", func(t *testing.T) {
+			t.Parallel()
+			d := newDB(t)
+			m := d.manager("a", nil)
+			l, err := m.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.lease != nil {
+				l = tc.lease(l)
+			}
+			if tc.prep != nil {
+				tc.prep(d)
+			}
+			_, err = m.Renew(ctx, l)
+			if !errors.Is(err, leasepkg.ErrLeaseLost) {
+				t.Fatalf("renew: %v, want ErrLeaseLost", err)
+			}
+			if got, want := leasepkg.ErrLeaseLost.Error(), "lost lease; refuse all writes"; got != want {
+				t.Fatalf("ErrLeaseLost says %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	a, b := d.manager("a", nil), d.manager("b", nil)
+	la, err := a.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Release(ctx, la); err != nil {
+		t.Fatal(err)
+	}
+	if n := d.count(`SELECT count(*) FROM worker_leases`); n != 1 {
+		t.Fatalf("release left %d lease rows, want the row kept (expired)", n)
+	}
+	if err := a.AppendOrder(ctx, la, order(1)); !errors.Is(err, leasepkg.ErrStaleFence) {
+		t.Fatalf("write after release: %v, want ErrStaleFence", err)
+	}
+	lb, err := b.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("acquire after release: %v", err)
+	}
+	if lb.Epoch != la.Epoch+1 {
+		t.Fatalf("acquire after release got epoch %d, want %d: epochs must never be reused", lb.Epoch, la.Epoch+1)
+	}
+	if err := a.Release(ctx, la); !errors.Is(err, leasepkg.ErrLeaseLost) {
+		t.Fatalf("second release: %v, want ErrLeaseLost", err)
+	}
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	d := newDB(t) // migrated once
+	m := d.manager("a", nil)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() { errs <- m.Migrate(context.Background()) }()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent migrate: %v", err)
+		}
+	}
+}
+
+func TestClosedManager(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	m := d.manager("a", nil)
+	l, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	m.Close() // twice is fine
+	calls := map[string]error{
+		"Acquire":     func() error { _, err := m.Acquire(ctx); return err }(),
+		"Renew":       func() error { _, err := m.Renew(ctx, l); return err }(),
+		"Release":     m.Release(ctx, l),
+		"AppendOrder": m.AppendOrder(ctx, l, order(1)),
+		"Hold":        m.Hold(ctx, func(context.Context, *leasepkg.Term) error { return nil }),
+		"Migrate":     m.Migrate(ctx),
+	}
+	for name, err := range calls {
+		if !errors.Is(err, leasepkg.ErrClosed) {
+			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+		}
+	}
+	if n := d.orders(); n != 0 {
+		t.Fatalf("%d orders written after Close", n)
+	}
+}

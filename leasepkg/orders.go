@@ -1,0 +1,132 @@
+package leasepkg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Order is one row of the guarded table.
+type Order struct {
+	// Key is the caller's idempotency key, unique across all orders. Required.
+	Key string
+	// Payload is the order's content.
+	Payload string
+}
+
+// AppendOrder writes o under l, fenced, in a transaction of its own: the
+// row lands only if, when the database checks, l's holder holds the lease at
+// exactly l's epoch and the lease has not expired by the database's clock.
+// A rejected write returns an error wrapping ErrStaleFence with nothing
+// written; a commit whose outcome is unknown returns one wrapping
+// ErrOutcomeUnknown. The context governs the whole transaction.
+func (m *Manager) AppendOrder(ctx context.Context, l Lease, o Order) error {
+	if o.Key == "" {
+		return errors.New("append order: key must not be empty")
+	}
+	err := m.appendInTx(ctx, l, 1, m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
+	if err != nil {
+		return fmt.Errorf("append order %q under %s: %w", o.Key, l, err)
+	}
+	return nil
+}
+
+// AppendOrders writes all of orders under l with one fenced statement in one
+// transaction: all of them land, or none. Errors are as for AppendOrder.
+func (m *Manager) AppendOrders(ctx context.Context, l Lease, orders []Order) error {
+	if len(orders) == 0 {
+		return nil
+	}
+	keys := make([]string, len(orders))
+	payloads := make([]string, len(orders))
+	for i, o := range orders {
+		if o.Key == "" {
+			return fmt.Errorf("append orders: key of order %d must not be empty", i)
+		}
+		keys[i], payloads[i] = o.Key, o.Payload
+	}
+	err := m.appendInTx(ctx, l, int64(len(orders)), m.appendBatchSQL, l.Name, l.Holder, l.Epoch, keys, payloads)
+	if err != nil {
+		return fmt.Errorf("append %d orders under %s: %w", len(orders), l, err)
+	}
+	return nil
+}
+
+// AppendOrderTx writes o under l, fenced, inside the caller's transaction,
+// so that it commits or rolls back with the caller's other writes. On an
+// error wrapping ErrStaleFence nothing was written, and the caller must roll
+// back: its other writes were made under a lease it does not hold.
+func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if o.Key == "" {
+		return errors.New("append order: key must not be empty")
+	}
+	tag, err := tx.Exec(ctx, m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
+	if err == nil {
+		err = m.checkFenced(l, tag, 1)
+	}
+	if err != nil {
+		return fmt.Errorf("append order %q under %s: %w", o.Key, l, writeError(err))
+	}
+	return nil
+}
+
+// appendInTx runs one fenced statement in a transaction of its own, begun
+// in the same round trip, and commits only if it wrote want rows.
+func (m *Manager) appendInTx(ctx context.Context, l Lease, want int64, sql string, args ...any) (err error) {
+	if err := m.check(); err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	b.Queue(sql, args...)
+	br := m.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	var tag pgconn.CommandTag
+	_, err = br.Exec() // begin
+	if err == nil {
+		tag, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = m.checkFenced(l, tag, want)
+	}
+	if err != nil {
+		return writeError(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return commitError(err)
+	}
+	return nil
+}
+
+// checkFenced turns a fenced statement's row count into the verdict: the
+// fence admitted the write exactly when every row landed.
+func (m *Manager) checkFenced(l Lease, tag pgconn.CommandTag, want int64) error {
+	if tag.RowsAffected() == want {
+		return nil
+	}
+	m.observe(WriteRejected, l, ErrStaleFence)
+	return ErrStaleFence
+}
+
+// writeError maps the server's refusal of a duplicate key to ErrDuplicateOrder.
+func writeError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "orders" {
+		return fmt.Errorf("%w: %s", ErrDuplicateOrder, pgErr.Detail)
+	}
+	return err
+}

@@ -1,0 +1,328 @@
+package leasepkg_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/leaseguard/leaseguard/leasepkg"
+)
+
+func TestAppendOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rejected := []struct {
+		name  string
+		lease func(l leasepkg.Lease) leasepkg.Lease
+		prep  func(d *db)
+	}{
+		{"stale epoch", func(l leasepkg.Lease) leasepkg.Lease { l.Epoch--; return l }, nil},
+		{"future epoch", func(l leasepkg.Lease) leasepkg.Lease { l.Epoch++; return l }, nil},
+		{"wrong holder", func(l leasepkg.Lease) leasepkg.Lease { l.Holder = "intruder"; return l }, nil},
+		{"expired lease", nil, func(d *db) { d.expire() }},
+		{"other lease name", func(l leasepkg.Lease) leasepkg.Lease { l.Name = "elsewhere"; return l }, nil},
+	}
+	for _, tc := range rejected {
+		t.Run(tc.name+" is rejected with nothing written", func(t *testing.T) {
+			t.Parallel()
+			d := newDB(t)
+			var events []leasepkg.Event
+			m := d.manager("a", func(c *leasepkg.Config) {
+				c.Observer = leasepkg.ObserverFunc(func(e leasepkg.Event) { events = append(events, e) })
+			})
+			l, err := m.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Epoch++ // move to epoch 2, so that a stale epoch (1) exists
+			d.exec(`UPDATE worker_leases SET epoch = 2`)
+			if tc.lease != nil {
+				l = tc.lease(l)
+			}
+			if tc.prep != nil {
+				tc.prep(d)
+			}
+			err = m.AppendOrder(ctx, l, order(1))
+			if !errors.Is(err, leasepkg.ErrStaleFence) {
+				t.Fatalf("AppendOrder: %v, want ErrStaleFence", err)
+			}
+			if err := m.AppendOrders(ctx, l, []leasepkg.Order{order(2), order(3)}); !errors.Is(err, leasepkg.ErrStaleFence) {
+				t.Fatalf("AppendOrders: %v, want ErrStaleFence", err)
+			}
+			if n := d.orders(); n != 0 {
+				t.Fatalf("%d orders written by rejected writes", n)
+			}
+			if last := events[len(events)-1]; last.Kind != leasepkg.WriteRejected || !errors.Is(last.Err, leasepkg.ErrStaleFence) {
+				t.Fatalf("last event %v, want a WriteRejected", last)
+			}
+			if got, want := leasepkg.ErrStaleFence.Error(), "stale fence; drop the write"; got != want {
+				t.Fatalf("ErrStaleFence says %q, want %q", got, want)
+			}
+		})
+	}
+
+	t.Run("the holder's writes land with their epoch", func(t *testing.T) {
+		t.Parallel()
+		d := newDB(t)
+		m := d.manager("a", nil)
+		l, err := m.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AppendOrder(ctx, l, order(1)); err != nil {
+			t.Fatal(err)
+		}
+		batch := []leasepkg.Order{order(2), order(3), order(4)}
+		if err := m.AppendOrders(ctx, l, batch); err != nil {
+			t.Fatal(err)
+		}
+		if n := d.count(`SELECT count(*) FROM orders WHERE epoch = $1 AND holder = 'a' AND lease_name = $2`, l.Epoch, leaseName); n != 4 {
+			t.Fatalf("%d orders under %v, want 4", n, l)
+		}
+	})
+
+	t.Run("a duplicate key is its own error and the batch lands none", func(t *testing.T) {
+		t.Parallel()
+		d := newDB(t)
+		m := d.manager("a", nil)
+		l, err := m.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AppendOrder(ctx, l, order(1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AppendOrder(ctx, l, order(1)); !errors.Is(err, leasepkg.ErrDuplicateOrder) {
+			t.Fatalf("second write of one key: %v, want ErrDuplicateOrder", err)
+		}
+		if err := m.AppendOrders(ctx, l, []leasepkg.Order{order(2), order(1)}); !errors.Is(err, leasepkg.ErrDuplicateOrder) {
+			t.Fatalf("batch with a written key: %v, want ErrDuplicateOrder", err)
+		}
+		if n := d.orders(); n != 1 {
+			t.Fatalf("%d orders, want 1", n)
+		}
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		t.Parallel()
+		d := newDB(t)
+		m := d.manager("a", nil)
+		l, err := m.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AppendOrder(ctx, l, leasepkg.Order{}); err == nil {
+			t.Fatal("empty key accepted")
+		}
+		if err := m.AppendOrders(ctx, l, []leasepkg.Order{order(1), {}}); err == nil {
+			t.Fatal("empty key in a batch accepted")
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		err = m.AppendOrder(cancelled, l, order(2))
+		if !errors.Is(err, context.Canceled) || errors.Is(err, leasepkg.ErrOutcomeUnknown) {
+			t.Fatalf("write on a cancelled context: %v, want context.Canceled and a known outcome", err)
+		}
+		if n := d.orders(); n != 0 {
+			t.Fatalf("%d orders written by bad input", n)
+		}
+	})
+}
+
+// TestFenceRowLockClosesRace forces the READ COMMITTED interleaving: a
+// fenced write passes its check, the lease expires, a takeover runs, and
+// only then does the write commit. With FOR KEY SHARE the takeover waits for
+// the write and the write commits first; without it (the negative control)
+// the takeover commits at once and the stale write lands after it.
+func TestFenceRowLockClosesRace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		weaken    bool
+		wantStale int
+	}{
+		{"with the row lock the takeover waits", false, 0},
+		{"without the row lock the stale write lands", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := newDB(t)
+			a := d.manager("a", nil)
+			if tc.weaken {
+				leasepkg.WithoutRowLock(a)
+			}
+			b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
+			la, err := a.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// 1. The old holder's write passes its fence and stays open.
+			tx, err := d.pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			if err := a.AppendOrderTx(ctx, tx, la, order(1)); err != nil {
+				t.Fatal(err)
+			}
+
+			// 2. The lease expires and b takes it over.
+			d.expire()
+			taken := make(chan error, 1)
+			go func() { _, err := b.Acquire(ctx); taken <- err }()
+			if !tc.weaken {
+				d.waitForLockWait("UPDATE worker_leases")
+				select {
+				case err := <-taken:
+					t.Fatalf("takeover finished while a fenced write held the row: %v", err)
+				default:
+				}
+			} else if err := <-taken; err != nil {
+				t.Fatalf("takeover: %v", err)
+			}
+
+			// 3. The old write commits.
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.weaken {
+				if err := <-taken; err != nil {
+					t.Fatalf("takeover after the write committed: %v", err)
+				}
+			}
+			if got := d.epoch(); got != la.Epoch+1 {
+				t.Fatalf("lease epoch %d after takeover, want %d", got, la.Epoch+1)
+			}
+			if got := d.staleOrders(); got != tc.wantStale {
+				t.Fatalf("%d orders committed after the takeover of their epoch, want %d", got, tc.wantStale)
+			}
+		})
+	}
+
+	t.Run("a write queued behind a takeover writes nothing", func(t *testing.T) {
+		t.Parallel()
+		d := newDB(t)
+		a := d.manager("a", nil)
+		la, err := a.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// An epoch change in flight, held open. A takeover proper needs an
+		// expired row, which a writer's fence rejects before it ever asks for
+		// the lock, so the row is changed here without waiting for expiry:
+		// the writer sees a valid lease in its snapshot and must queue.
+		takeover, err := d.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer takeover.Rollback(ctx)
+		if _, err := takeover.Exec(ctx, `UPDATE worker_leases SET holder = 'b', epoch = epoch + 1 WHERE name = $1`, leaseName); err != nil {
+			t.Fatal(err)
+		}
+		wrote := make(chan error, 1)
+		go func() { wrote <- a.AppendOrder(ctx, la, order(1)) }()
+		d.waitForLockWait("INSERT INTO orders")
+		if err := takeover.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-wrote; !errors.Is(err, leasepkg.ErrStaleFence) {
+			t.Fatalf("write that waited behind the takeover: %v, want ErrStaleFence", err)
+		}
+		if n := d.orders(); n != 0 {
+			t.Fatalf("%d orders written", n)
+		}
+	})
+}
+
+// TestEpochPolicy runs one workload under both policies: each write takes
+// the current token, spends time in its transaction, then reaches its fence.
+// Bumping the epoch on every renewal rejects the holder's own writes that
+// straddle a renewal; bumping it per term rejects none.
+func TestEpochPolicy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("a token taken before a renewal", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct {
+			policy   leasepkg.EpochPolicy
+			rejected bool
+		}{{leasepkg.PerTerm, false}, {leasepkg.PerRenewal, true}} {
+			d := newDB(t)
+			m := d.manager("a", func(c *leasepkg.Config) { c.Policy = tc.policy })
+			l, err := m.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Renew(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+			err = m.AppendOrder(ctx, l, order(1))
+			if got := errors.Is(err, leasepkg.ErrStaleFence); got != tc.rejected {
+				t.Errorf("%v: write with the pre-renewal token: %v, rejected=%v want %v", tc.policy, err, got, tc.rejected)
+			}
+		}
+	})
+
+	const renewals = 5
+	for _, tc := range []struct {
+		policy       leasepkg.EpochPolicy
+		wantRejected bool
+	}{{leasepkg.PerTerm, false}, {leasepkg.PerRenewal, true}} {
+		t.Run(tc.policy.String()+" under Hold", func(t *testing.T) {
+			t.Parallel()
+			d := newDB(t)
+			var renewed atomic.Int64
+			m := d.manager("a", func(c *leasepkg.Config) {
+				c.Policy = tc.policy
+				c.TTL = 3 * time.Second
+				c.RenewInterval = 100 * time.Millisecond
+				c.Observer = leasepkg.ObserverFunc(func(e leasepkg.Event) {
+					if e.Kind == leasepkg.Renewed {
+						renewed.Add(1)
+					}
+				})
+			})
+			var written, rejected int
+			err := m.Hold(ctx, func(ctx context.Context, term *leasepkg.Term) error {
+				ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				defer cancel()
+				for i := 0; renewed.Load() < renewals; i++ {
+					err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+						token := term.Lease()
+						if _, err := tx.Exec(ctx, `SELECT pg_sleep(0.03)`); err != nil {
+							return err
+						}
+						return m.AppendOrderTx(ctx, tx, token, order(i))
+					})
+					switch {
+					case err == nil:
+						written++
+					case errors.Is(err, leasepkg.ErrStaleFence):
+						rejected++
+					default:
+						return fmt.Errorf("write %d: %w", i, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%v: %d writes, %d rejected by their own holder's lease, over %d renewals", tc.policy, written+rejected, rejected, renewed.Load())
+			if got := rejected > 0; got != tc.wantRejected {
+				t.Fatalf("%v: %d self-rejections, want any=%v", tc.policy, rejected, tc.wantRejected)
+			}
+			if n := d.orders(); n != written {
+				t.Fatalf("%d orders in the table, %d acknowledged", n, written)
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package leasepkg
+
+import _ "embed"
+
+// Every lease predicate below reads clock_timestamp(), the database's clock
+// at the moment the predicate is evaluated. now() would be wrong: it is the
+// transaction's start time, so in a transaction that has waited (behind a row
+// lock, or behind the caller's own earlier statements) a lease that has since
+// expired still passes expires_at > now(). The Go process's clock never
+// appears here: two processes' clocks disagree, the database has one.
+
+//go:embed schema.sql
+var schemaSQL string
+
+// migrateLock is the advisory lock key that serialises concurrent Migrate
+// calls (CREATE TABLE IF NOT EXISTS races on the catalog otherwise).
+const migrateLock = 0x6c65617365 // "lease"
+
+// takeoverSQL takes over an expired lease and bumps the epoch. It is a plain
+// UPDATE on purpose: INSERT ... ON CONFLICT DO UPDATE would lock the row, and
+// so wait behind the holder's in-flight fenced writes, even when the lease is
+// valid and nothing is to be taken over. Changing the epoch (a key column)
+// takes a lock that conflicts with those writes' FOR KEY SHARE: the takeover
+// waits for them, bounded by lock_timeout, and a writer that queued behind
+// the takeover re-checks the new row and writes nothing.
+// $1 name, $2 holder, $3 ttl in milliseconds.
+const takeoverSQL = `UPDATE worker_leases
+   SET holder = $2,
+       epoch = epoch + 1,
+       expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
+ WHERE name = $1
+   AND expires_at <= clock_timestamp()
+RETURNING epoch`
+
+// firstSQL inserts a lease row that has never existed, at epoch 1. DO NOTHING
+// does not lock an existing row, so it never waits behind a holder.
+// $1 name, $2 holder, $3 ttl in milliseconds.
+const firstSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at)
+VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond')
+ON CONFLICT (name) DO NOTHING
+RETURNING epoch`
+
+// holderSQL reads who holds the lease, for the message of ErrLeaseHeld only.
+const holderSQL = `SELECT holder FROM worker_leases WHERE name = $1`
+
+// renewTermSQL extends the lease without changing the epoch: a non-key
+// update, which does not conflict with the FOR KEY SHARE of in-flight writes.
+// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
+const renewTermSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
+ WHERE name = $1 AND holder = $2 AND epoch = $3
+   AND expires_at > clock_timestamp()
+RETURNING epoch`
+
+// renewBumpSQL extends the lease and bumps the epoch (PerRenewal). Changing
+// the epoch waits for in-flight writes under the old one, and writes that
+// reach their fence afterwards are rejected.
+const renewBumpSQL = `UPDATE worker_leases
+   SET epoch = epoch + 1,
+       expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
+ WHERE name = $1 AND holder = $2 AND epoch = $3
+   AND expires_at > clock_timestamp()
+RETURNING epoch`
+
+// releaseSQL gives the lease up by expiring the row, never by deleting it:
+// a deleted row would restart the epoch and reuse fencing tokens.
+// $1 name, $2 holder, $3 epoch.
+const releaseSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp()
+ WHERE name = $1 AND holder = $2 AND epoch = $3
+   AND expires_at > clock_timestamp()`
+
+// appendOrderSQL is the fenced write: one INSERT that writes only if the
+// lease row matches name, holder, the exact epoch, and is unexpired by the
+// database clock. FOR KEY SHARE closes the READ COMMITTED race: without a row
+// lock the EXISTS reads the lease row from the statement's snapshot, and a
+// takeover that commits between that snapshot and this transaction's commit
+// lets a stale write land after the new holder has started. With it, a
+// takeover (which changes the key column epoch) waits until this transaction
+// ends, and a write that queued behind a takeover re-reads the new row and
+// writes nothing. Renewals that leave the epoch alone do not conflict.
+// $1 name, $2 holder, $3 epoch, $4 order key, $5 payload.
+const appendOrderSQL = `INSERT INTO orders (lease_name, epoch, holder, order_key, payload)
+SELECT $1::text, $3::bigint, $2::text, $4::text, $5::text
+ WHERE EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $1 AND holder = $2 AND epoch = $3
+          AND expires_at > clock_timestamp()
+          FOR KEY SHARE)`
+
+// appendOrdersSQL is the batched fenced write: the same fence, evaluated once
+// for all the rows (an uncorrelated EXISTS), so they land all or none.
+// $1 name, $2 holder, $3 epoch, $4 order keys, $5 payloads.
+const appendOrdersSQL = `INSERT INTO orders (lease_name, epoch, holder, order_key, payload)
+SELECT $1::text, $3::bigint, $2::text, o.order_key, o.payload
+  FROM unnest($4::text[], $5::text[]) AS o(order_key, payload)
+ WHERE EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $1 AND holder = $2 AND epoch = $3
+          AND expires_at > clock_timestamp()
+          FOR KEY SHARE)`
