@@ -20,10 +20,11 @@ var (
 	// in-flight fenced writes kept a takeover waiting past the lock timeout.
 	ErrLeaseHeld = errors.New("lease held by another holder")
 
-	// ErrOutcomeUnknown means the connection failed while a transaction was
-	// committing, so it may or may not have committed. It is not a rejection:
-	// look the write up by its key before retrying it.
-	ErrOutcomeUnknown = errors.New("outcome unknown: the connection failed during commit")
+	// ErrOutcomeUnknown means the connection failed, or the context ended,
+	// after a write's commit was sent and before it was confirmed, so it may
+	// or may not have committed. It is not a rejection: look the write up by
+	// its key before retrying it.
+	ErrOutcomeUnknown = errors.New("outcome unknown: the commit was not confirmed")
 
 	// ErrDuplicateOrder means an order with the same key was already written.
 	ErrDuplicateOrder = errors.New("duplicate order key")

@@ -72,7 +72,7 @@ func TestHold(t *testing.T) {
 		t.Parallel()
 		d := newDB(t)
 		m := d.manager("a", short)
-		err := m.Hold(ctx, func(ctx context.Context, term *leasepkg.Term) error {
+		err := m.Hold(ctx, func(ctx context.Context, _ *leasepkg.Term) error {
 			// Another session locks the lease row, so renewals hang until
 			// their deadline: the database is reachable but confirms nothing.
 			tx, err := d.pool.Begin(context.Background())
@@ -119,7 +119,7 @@ func TestHold(t *testing.T) {
 		d := newDB(t)
 		m := d.manager("a", short)
 		cctx, cancel := context.WithCancel(ctx)
-		err := m.Hold(cctx, func(ctx context.Context, term *leasepkg.Term) error {
+		err := m.Hold(cctx, func(ctx context.Context, _ *leasepkg.Term) error {
 			cancel()
 			<-ctx.Done()
 			return ctx.Err()

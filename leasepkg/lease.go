@@ -210,7 +210,7 @@ func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
 
 	// 3. Commit; until it is known to have committed, the lease is not ours.
 	if err = tx.Commit(ctx); err != nil {
-		return 0, commitError(err)
+		return 0, outcomeError(err)
 	}
 	return epoch, nil
 }
@@ -263,14 +263,15 @@ func (m *Manager) Release(ctx context.Context, l Lease) error {
 	return nil
 }
 
-// commitError classifies a failed COMMIT. An error from the server, a
-// commit that turned into a rollback, or a failure before anything was sent
-// means the transaction did not commit. Anything else (the connection
-// failed after COMMIT was sent) leaves the outcome unknown.
-func commitError(err error) error {
+// outcomeError classifies the failure of a COMMIT, or of a statement that
+// is its own transaction. An error from the server, a commit that turned
+// into a rollback, or a failure before anything was sent means nothing
+// committed. Anything else (the connection failed, or the context ended,
+// after the statement was sent) leaves the outcome unknown.
+func outcomeError(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) || errors.Is(err, pgx.ErrTxCommitRollback) || pgconn.SafeToRetry(err) {
-		return fmt.Errorf("commit: %w", err)
+		return err
 	}
 	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 }

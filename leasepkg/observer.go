@@ -20,19 +20,19 @@ func (f ObserverFunc) Observe(e Event) { f(e) }
 type EventKind int
 
 const (
-	// Acquired: this holder acquired the lease, at Event.Lease.Epoch.
+	// Acquired means this holder acquired the lease, at Event.Lease.Epoch.
 	Acquired EventKind = iota + 1
-	// Renewed: a renewal was confirmed; under PerRenewal, Lease has the new epoch.
+	// Renewed means a renewal was confirmed; under PerRenewal, Lease has the new epoch.
 	Renewed
-	// RenewFailed: a renewal failed without proof that the lease is lost
+	// RenewFailed means a renewal failed without proof that the lease is lost
 	// (a network error, a timeout); the holder keeps trying until the lease
 	// could have expired.
 	RenewFailed
-	// Lost: the lease is lost; Err wraps ErrLeaseLost.
+	// Lost means the lease is lost; Err wraps ErrLeaseLost.
 	Lost
-	// Released: the holder gave the lease up by expiring its row.
+	// Released means the holder gave the lease up by expiring its row.
 	Released
-	// WriteRejected: a fenced write was rejected; Err wraps ErrStaleFence.
+	// WriteRejected means a fenced write was rejected; Err wraps ErrStaleFence.
 	WriteRejected
 )
 

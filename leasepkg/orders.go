@@ -17,25 +17,49 @@ type Order struct {
 	Payload string
 }
 
-// AppendOrder writes o under l, fenced, in a transaction of its own: the
-// row lands only if, when the database checks, l's holder holds the lease at
-// exactly l's epoch and the lease has not expired by the database's clock.
-// A rejected write returns an error wrapping ErrStaleFence with nothing
-// written; a commit whose outcome is unknown returns one wrapping
-// ErrOutcomeUnknown. The context governs the whole transaction.
+// AppendOrder writes o under l, fenced, as one statement that is its own
+// transaction: the row lands only if, when the database checks, l's holder
+// holds the lease at exactly l's epoch and the lease has not expired by the
+// database's clock. A rejected write returns an error wrapping
+// ErrStaleFence with nothing written; a write whose connection failed before
+// its outcome was known returns one wrapping ErrOutcomeUnknown. The context
+// governs the statement.
+//
+// The statement writes one row or none, so there is never a partial write to
+// roll back, and sending it alone saves the two round trips of BEGIN and
+// COMMIT. To make the write together with others, use AppendOrderTx.
 func (m *Manager) AppendOrder(ctx context.Context, l Lease, o Order) error {
+	if err := m.check(); err != nil {
+		return err
+	}
 	if o.Key == "" {
 		return errors.New("append order: key must not be empty")
 	}
-	err := m.appendInTx(ctx, l, 1, m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
+	err := m.appendOne(ctx, l, o)
 	if err != nil {
 		return fmt.Errorf("append order %q under %s: %w", o.Key, l, err)
 	}
 	return nil
 }
 
-// AppendOrders writes all of orders under l with one fenced statement in one
-// transaction: all of them land, or none. Errors are as for AppendOrder.
+func (m *Manager) appendOne(ctx context.Context, l Lease, o Order) error {
+	// Acquire apart from the statement: a failure here sent nothing, so its
+	// outcome is known.
+	conn, err := m.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	tag, err := conn.Exec(ctx, m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
+	if err != nil {
+		return outcomeError(writeError(err))
+	}
+	return m.checkFenced(l, tag, 1)
+}
+
+// AppendOrders writes all of orders under l with one fenced statement in a
+// transaction that commits only if every row landed: all of them land, or
+// none. Errors are as for AppendOrder; the context governs the transaction.
 func (m *Manager) AppendOrders(ctx context.Context, l Lease, orders []Order) error {
 	if len(orders) == 0 {
 		return nil
@@ -107,7 +131,7 @@ func (m *Manager) appendInTx(ctx context.Context, l Lease, want int64, sql strin
 		return writeError(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return commitError(err)
+		return outcomeError(err)
 	}
 	return nil
 }
@@ -126,7 +150,7 @@ func (m *Manager) checkFenced(l Lease, tag pgconn.CommandTag, want int64) error 
 func writeError(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "orders" {
-		return fmt.Errorf("%w: %s", ErrDuplicateOrder, pgErr.Detail)
+		return fmt.Errorf("%w: %w", ErrDuplicateOrder, err)
 	}
 	return err
 }

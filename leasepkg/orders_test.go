@@ -134,6 +134,43 @@ func TestAppendOrder(t *testing.T) {
 	})
 }
 
+// TestOutcomeUnknown: a write whose context ends after it was sent cannot
+// know whether it committed, and says so rather than reporting a rejection.
+func TestOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	m := d.manager("a", nil)
+	l, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the lease row so that the fenced statement waits once sent.
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM worker_leases FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.AppendOrder(wctx, l, order(1)) }()
+	d.waitForLockWait("INSERT INTO orders")
+	cancel()
+	err = <-done
+	if !errors.Is(err, leasepkg.ErrOutcomeUnknown) || errors.Is(err, leasepkg.ErrStaleFence) {
+		t.Fatalf("write cancelled in flight: %v, want ErrOutcomeUnknown", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := d.orders(); n != 0 {
+		t.Fatalf("%d orders; the cancelled write did not commit here", n)
+	}
+}
+
 // TestFenceRowLockClosesRace forces the READ COMMITTED interleaving: a
 // fenced write passes its check, the lease expires, a takeover runs, and
 // only then does the write commit. With FOR KEY SHARE the takeover waits for

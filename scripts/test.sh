@@ -1,0 +1,13 @@
+#!/bin/sh
+# The whole test suite: formatting, vet, and every test (the PostgreSQL ones
+# against a throwaway cluster that the tests start, or $LEASE_DATABASE_URL).
+set -eu
+cd "$(dirname "$0")/.."
+
+unformatted=$(git ls-files '*.go' | grep -v '/testdata/' | xargs gofmt -l)
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" "$unformatted" >&2
+	exit 1
+fi
+go vet ./...
+go test -race -count=1 ./...
