@@ -1,0 +1,23 @@
+// Package analyzer assembles leaseguard's rules.
+//
+// Each rule is one *analysis.Analyzer in a package of its own under
+// analyzer/; what they share lives once: lease-package selection and
+// suppression in analyzer/lease, settings in analyzer/config. Drivers (the
+// leaseguard binary, the golangci-lint plugin) call New.
+package analyzer
+
+import (
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/imports"
+	"github.com/leaseguard/leaseguard/analyzer/lease"
+)
+
+// New returns a fresh set of analyzers whose flags bind to cfg: the lease
+// analyzer, which selects lease packages and checks directives, then one
+// analyzer per rule.
+func New(cfg *config.Config) []*analysis.Analyzer {
+	l := lease.New(cfg, []string{imports.Name}) // the rules that //leaseguard:allow may name
+	return []*analysis.Analyzer{l, imports.New(cfg, l)}
+}

@@ -1,0 +1,145 @@
+// Package config holds leaseguard's settings: one struct that the analyzers'
+// flags fill under go vet and the standalone driver, and that the
+// golangci-lint plugin decodes from .golangci.yml, so that there is one
+// configuration surface.
+//
+// A flag -RULE.NAME and a settings key RULE: {NAME: ...} are the same
+// setting. Settings come only from flags and golangci-lint settings, never
+// from a file the analyzers read on their own: go vet caches results by
+// tool, flags and inputs, and a file read behind its back would leave stale
+// results.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Config is every leaseguard setting.
+type Config struct {
+	// Lease selects lease packages beyond those that carry the
+	// //leaseguard:lease directive.
+	Lease Lease `json:"lease"`
+	// Imports configures the imports rule.
+	Imports Imports `json:"imports"`
+}
+
+// Lease configures how lease packages are found.
+type Lease struct {
+	// Packages are import-path patterns (with ... wildcards, as the go
+	// command takes them) of packages to check as lease packages even
+	// without the directive. Default none. Flag -lease.packages, comma
+	// separated.
+	Packages Patterns `json:"packages"`
+}
+
+// Imports configures the imports rule.
+type Imports struct {
+	// Ban are package-path prefixes to ban in addition to the curated list
+	// (major-version suffixes ignored, like the curated entries). Default
+	// none. Flag -imports.ban, comma separated.
+	Ban Patterns `json:"ban"`
+	// Allow are import-path patterns of packages that are never reported:
+	// an allowed package is not a finding when imported, and an allowed
+	// package in the middle of a chain cuts the chain. Default none. Flag
+	// -imports.allow, comma separated.
+	Allow Patterns `json:"allow"`
+	// Strict also reports chains that reach net/http without any package on
+	// them using its client API (a metrics handler, expvar). Default false.
+	// Flag -imports.strict.
+	Strict bool `json:"strict"`
+}
+
+// Default returns the default settings: no extra lease packages, the
+// curated ban list alone, nothing allowed, not strict.
+func Default() *Config { return &Config{} }
+
+// Validate reports every bad setting, joined.
+func (c *Config) Validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		list Patterns
+	}{
+		{"lease.packages", c.Lease.Packages},
+		{"imports.ban", c.Imports.Ban},
+		{"imports.allow", c.Imports.Allow},
+	} {
+		for _, p := range f.list {
+			if err := checkPattern(p); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
+			}
+		}
+	}
+	for _, p := range c.Imports.Ban {
+		if strings.Contains(p, "...") {
+			errs = append(errs, fmt.Errorf("imports.ban: %q: a ban is a path prefix and takes no ... wildcard", p))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Patterns is a list of import-path patterns, set from a flag as a comma
+// separated list.
+type Patterns []string
+
+// String joins the patterns with commas.
+func (p *Patterns) String() string { return strings.Join(*p, ",") }
+
+// Set replaces the list with the comma separated patterns in s, each
+// checked.
+func (p *Patterns) Set(s string) error {
+	var list Patterns
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if err := checkPattern(f); err != nil {
+			return err
+		}
+		list = append(list, f)
+	}
+	*p = list
+	return nil
+}
+
+func checkPattern(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty pattern")
+	case strings.ContainsAny(p, " \t\n\\\"'`"):
+		return fmt.Errorf("%q is not an import path pattern", p)
+	case strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "//"):
+		return fmt.Errorf("%q is not an import path pattern: empty path element", p)
+	case strings.HasPrefix(p, "."):
+		return fmt.Errorf("%q is a relative pattern; give an import path", p)
+	}
+	return nil
+}
+
+// Matcher reports whether an import path matches any of a list of
+// patterns, with the go command's meaning of ...: it matches any string,
+// and a trailing /... also matches the path before it (net/... matches net).
+type Matcher struct{ re *regexp.Regexp }
+
+// NewMatcher compiles patterns; a nil Matcher matches nothing.
+func NewMatcher(patterns Patterns) *Matcher {
+	if len(patterns) == 0 {
+		return nil
+	}
+	alts := make([]string, len(patterns))
+	for i, p := range patterns {
+		q := regexp.QuoteMeta(p)
+		if rest, ok := strings.CutSuffix(q, `/\.\.\.`); ok {
+			q = rest + `(/\.\.\.)?`
+		}
+		alts[i] = strings.ReplaceAll(q, `\.\.\.`, `.*`)
+	}
+	return &Matcher{re: regexp.MustCompile(`^(?:` + strings.Join(alts, "|") + `)$`)}
+}
+
+// Match reports whether path matches.
+func (m *Matcher) Match(path string) bool { return m != nil && m.re.MatchString(path) }

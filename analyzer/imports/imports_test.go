@@ -1,0 +1,60 @@
+package imports_test
+
+import (
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/leaseguard/leaseguard/analyzer"
+	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/imports"
+	"github.com/leaseguard/leaseguard/internal/testdir"
+)
+
+// rule returns a fresh imports analyzer whose settings edit changes.
+func rule(t *testing.T, edit func(*config.Config)) *analysis.Analyzer {
+	t.Helper()
+	cfg := config.Default()
+	if edit != nil {
+		edit(cfg)
+	}
+	for _, a := range analyzer.New(cfg) {
+		if a.Name == imports.Name {
+			return a
+		}
+	}
+	t.Fatal("no imports analyzer")
+	return nil
+}
+
+func TestImports(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*config.Config)
+		pkgs []string
+	}{
+		{"direct imports in every form", nil, []string{"imports/direct"}},
+		{"transitive chains through one and two packages", nil, []string{"imports/transitive"}},
+		{"a chain to net/http used as a server is fine by default", nil, []string{"imports/serveronly"}},
+		{"strict reports a chain to net/http used as a server", func(c *config.Config) { c.Imports.Strict = true }, []string{"imports/strict"}},
+		{"allowed packages cut chains", func(c *config.Config) {
+			c.Imports.Allow = config.Patterns{"example.com/explain", "net/http/...test"}
+		}, []string{"imports/allowcut"}},
+		{"extra bans", func(c *config.Config) { c.Imports.Ban = config.Patterns{"example.com/vendorsdk"} }, []string{"imports/extraban"}},
+		{"suppressions", nil, []string{"imports/suppress"}},
+		{"test files of a lease package", nil, []string{"imports/tests"}},
+		{"a package selected by pattern", func(c *config.Config) { c.Lease.Packages = config.Patterns{"imports/pat..."} }, []string{"imports/patterned"}},
+		{"packages that are not lease packages", nil, []string{"notlease", "release"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			analysistest.Run(t, testdir.Root(), rule(t, tc.edit), tc.pkgs...)
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := analysis.Validate(analyzer.New(config.Default())); err != nil {
+		t.Fatal(err)
+	}
+}

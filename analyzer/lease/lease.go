@@ -1,0 +1,168 @@
+// Package lease decides which packages leaseguard checks, and reads the
+// //leaseguard: directives in them.
+//
+// A package is a lease package when any of its files carries the directive
+//
+//	//leaseguard:lease
+//
+// on a line of its own before the package clause (where //go:build goes),
+// or when its import path matches a -lease.packages pattern. The external
+// test package (p_test) of a lease package is one too. Nothing else is
+// checked: a package named release is not a lease package.
+//
+// Every rule requires the analyzer that New returns and reads its [Result]:
+// whether the package is a lease package, and its suppressions.
+package lease
+
+import (
+	"go/ast"
+	"reflect"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/leaseguard/leaseguard/analyzer/config"
+)
+
+// Name is the analyzer's name, and the category of its diagnostics.
+const Name = "lease"
+
+const (
+	directivePrefix = "//leaseguard:"
+	leaseDirective  = directivePrefix + "lease"
+	allowDirective  = directivePrefix + "allow"
+)
+
+// IsLease is the fact that a package is a lease package, so that its
+// external test package is one too.
+type IsLease struct{ Lease bool }
+
+// AFact marks IsLease as a fact.
+func (*IsLease) AFact() {}
+
+func (*IsLease) String() string { return "lease package" }
+
+// Result is what the lease analyzer found in a package.
+type Result struct {
+	// Lease reports whether the rules apply to the package.
+	Lease bool
+	// allows are the package's well-formed //leaseguard:allow directives.
+	allows []*allow
+}
+
+// New returns the lease analyzer: it selects lease packages by directive
+// and by cfg.Lease.Packages, and reports misplaced or malformed directives.
+// rules are the names of the rules that //leaseguard:allow may name.
+func New(cfg *config.Config, rules []string) *analysis.Analyzer {
+	a := &analysis.Analyzer{
+		Name: Name,
+		Doc: `find lease packages and check leaseguard directives
+
+A package is a lease package when one of its files carries //leaseguard:lease
+on a line of its own before the package clause, or when its import path
+matches a -lease.packages pattern. This analyzer reports a lease directive
+after the package clause, and //leaseguard:allow directives that name an
+unknown rule or give no reason.`,
+		URL:        "https://github.com/leaseguard/leaseguard#lease-packages-and-directives",
+		FactTypes:  []analysis.Fact{new(IsLease)},
+		ResultType: reflect.TypeFor[*Result](),
+	}
+	a.Flags.Var(&cfg.Lease.Packages, "packages", "comma-separated import-path patterns of packages to check as lease packages even without the directive")
+	known := make(map[string]bool, len(rules))
+	for _, r := range rules {
+		known[r] = true
+	}
+	// Flags are parsed before the first run, so the settings are final then.
+	settings := sync.OnceValues(func() (*config.Matcher, error) {
+		return config.NewMatcher(cfg.Lease.Packages), cfg.Validate()
+	})
+	a.Run = func(pass *analysis.Pass) (any, error) {
+		packages, err := settings()
+		if err != nil {
+			return nil, err
+		}
+		return run(pass, packages, known), nil
+	}
+	return a
+}
+
+func run(pass *analysis.Pass, packages *config.Matcher, rules map[string]bool) *Result {
+	res := &Result{Lease: isLease(pass, packages)}
+	for _, f := range pass.Files {
+		checkDirectives(pass, f, res, rules)
+	}
+	if res.Lease {
+		pass.ExportPackageFact(&IsLease{Lease: true})
+	}
+	return res
+}
+
+func isLease(pass *analysis.Pass, packages *config.Matcher) bool {
+	path := pass.Pkg.Path()
+	if packages.Match(path) {
+		return true
+	}
+	for _, f := range pass.Files {
+		if hasLeaseDirective(f) {
+			return true
+		}
+	}
+	// An external test package is checked with the package it tests.
+	if tested, ok := strings.CutSuffix(path, "_test"); ok {
+		for _, imp := range pass.Pkg.Imports() {
+			var fact IsLease
+			if imp.Path() == tested && pass.ImportPackageFact(imp, &fact) {
+				return fact.Lease
+			}
+		}
+	}
+	return false
+}
+
+// hasLeaseDirective reports whether f carries the lease directive before its
+// package clause.
+func hasLeaseDirective(f *ast.File) bool {
+	for _, g := range f.Comments {
+		if g.Pos() >= f.Package {
+			break
+		}
+		for _, c := range g.List {
+			if c.Text == leaseDirective {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkDirectives reports misplaced lease directives anywhere, and, in a
+// lease package, collects its allow directives and reports malformed ones.
+func checkDirectives(pass *analysis.Pass, f *ast.File, res *Result, rules map[string]bool) {
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			if !strings.HasPrefix(c.Text, directivePrefix) {
+				continue
+			}
+			verb, _, _ := strings.Cut(strings.TrimPrefix(c.Text, directivePrefix), " ")
+			switch verb {
+			case "lease":
+				if c.Pos() > f.Package {
+					pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name,
+						Message: "misplaced //leaseguard:lease: it must come before the package clause, or the package is not checked"})
+				}
+			case "allow":
+				if res.Lease {
+					if a := parseAllow(pass, c, rules); a != nil {
+						res.allows = append(res.allows, a)
+					}
+				}
+			default:
+				if res.Lease {
+					pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name,
+						Message: "unknown directive //leaseguard:" + verb + ": want //leaseguard:lease or //leaseguard:allow"})
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+// Package vendorsdk is a vendor SDK that only a setting bans.
+package vendorsdk
+
+// Call calls the vendor.
+func Call() {}
