@@ -98,6 +98,22 @@ SELECT count(*) FROM orders o JOIN worker_leases l ON l.name = o.lease_name
    AND pg_xact_commit_timestamp(o.xmin) > pg_xact_commit_timestamp(l.xmin)`)
 }
 
+// waitUntilNone polls until no backend runs a statement that starts with
+// prefix, or fails the test after a deadline.
+func (d *db) waitUntilNone(prefix string) {
+	d.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		n := d.count(`SELECT count(*) FROM pg_stat_activity
+ WHERE state = 'active' AND datname = current_database() AND query LIKE $1`, prefix+"%")
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	d.t.Fatalf("a backend still runs %q after 10s", prefix)
+}
+
 // waitForLockWait polls until a backend running a statement that starts
 // with prefix waits for a lock, or fails the test after a deadline.
 func (d *db) waitForLockWait(prefix string) {

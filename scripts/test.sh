@@ -1,6 +1,7 @@
 #!/bin/sh
-# The whole test suite: formatting, vet, and every test (the PostgreSQL ones
-# against a throwaway cluster that the tests start, or $LEASE_DATABASE_URL).
+# The whole test suite: formatting, vet, leaseguard over this repository,
+# and every test (the PostgreSQL ones against a throwaway cluster that the
+# tests start, or $LEASE_DATABASE_URL).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -10,4 +11,5 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+go run ./cmd/leaseguard ./...
 go test -race -count=1 ./...

@@ -1,0 +1,13 @@
+// Command leaseguard checks lease packages: no HTTP client or model SDK in
+// the write path, directly or transitively.
+//
+//	go vet -vettool=$(command -v leaseguard) ./...
+//	leaseguard ./...
+//	leaseguard -C dir ./...
+//
+// See the README for the rules, their flags and exit codes.
+package main
+
+import "github.com/leaseguard/leaseguard/internal/driver"
+
+func main() { driver.Main() }

@@ -1,0 +1,233 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/leaseguard/leaseguard/internal/testdir"
+)
+
+// The findings on testdata/example, the README's example module: a direct
+// chain to a model SDK, a two-package chain to a package that uses the HTTP
+// client (which go vet sees only through facts of direct imports), and a
+// test file. metrics uses net/http only as a server and is not reported.
+var wantExample = []string{
+	"lease/lease.go:10:2: lease package imports model SDK github.com/openai/openai-go/v3 via example.com/shop/explain: a vendor in the write path can veto leadership",
+	"lease/lease.go:12:2: lease package imports HTTP client net/http via example.com/shop/notify -> example.com/shop/webhook (example.com/shop/webhook uses http.NewRequestWithContext): a network call in the write path can veto leadership",
+	"lease/lease_test.go:4:2: lease package imports HTTP client net/http/httptest: a network call in the write path can veto leadership",
+}
+
+var binary string // the leaseguard binary that TestMain builds
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "leaseguard-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "leaseguard")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs name with args in dir and returns its output and exit code.
+func run(t *testing.T, dir, name string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+var diagLine = regexp.MustCompile(`^(?:\./)?[^\s:]+\.go:\d+:\d+: `)
+
+// findings returns the diagnostic lines of output, with paths made relative
+// to dir, sorted.
+func findings(output, dir string) []string {
+	var out []string
+	for line := range strings.Lines(output) {
+		line = strings.TrimSpace(strings.TrimPrefix(line, dir+string(filepath.Separator)))
+		if diagLine.MatchString(line) {
+			out = append(out, strings.TrimPrefix(line, "./"))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func example(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join(testdir.Root(), "example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestDrivers(t *testing.T) {
+	dir := example(t)
+	for _, tc := range []struct {
+		name     string
+		cmd      []string
+		wantCode int
+	}{
+		{"standalone", []string{binary, "./..."}, 3},
+		{"standalone with -C", []string{binary, "-C", dir, "./..."}, 3},
+		{"go vet -vettool", []string{"go", "vet", "-vettool=" + binary, "./..."}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, dir, tc.cmd[0], tc.cmd[1:]...)
+			if r.code != tc.wantCode {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", r.code, tc.wantCode, r.stderr)
+			}
+			if got := findings(r.stderr, dir); !slices.Equal(got, wantExample) {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantExample, "\n"))
+			}
+		})
+	}
+}
+
+func TestFlagsReachTheRules(t *testing.T) {
+	dir := example(t)
+	allow := "-imports.allow=example.com/shop/explain,net/http/httptest"
+	for _, cmd := range [][]string{
+		{binary, allow, "./..."},
+		{"go", "vet", "-vettool=" + binary, allow, "./..."},
+	} {
+		r := run(t, dir, cmd[0], cmd[1:]...)
+		if got := findings(r.stderr, dir); !slices.Equal(got, wantExample[1:2]) {
+			t.Errorf("%v: findings %q, want only %q", cmd, got, wantExample[1:2])
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	dir := example(t)
+	r := run(t, dir, binary, "-json", "./...")
+	if r.code != 0 {
+		t.Fatalf("-json exit code %d, want 0\n%s", r.code, r.stderr)
+	}
+	// package -> analyzer -> diagnostics
+	var tree map[string]map[string][]struct {
+		Category string `json:"category"`
+		Posn     string `json:"posn"`
+		Message  string `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &tree); err != nil {
+		t.Fatalf("-json output does not parse: %v\n%s", err, r.stdout)
+	}
+	// A package and its test variant both report the non-test files' findings.
+	distinct := make(map[string]bool)
+	for pkg, byAnalyzer := range tree {
+		for _, d := range byAnalyzer["imports"] {
+			distinct[d.Posn+d.Message] = true
+			if d.Category != "imports" || !strings.HasPrefix(d.Message, "lease package imports ") {
+				t.Errorf("%s: diagnostic %+v", pkg, d)
+			}
+		}
+	}
+	if len(distinct) != len(wantExample) {
+		t.Errorf("%d distinct imports diagnostics in JSON, want %d", len(distinct), len(wantExample))
+	}
+}
+
+func TestCleanRepository(t *testing.T) {
+	r := run(t, filepath.Join(testdir.Root(), ".."), binary, "./...")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("leaseguard ./... on this repository: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := example(t)
+	for _, tc := range []struct {
+		name     string
+		dir      string
+		args     []string
+		wantCode int
+		want     string // in stderr
+	}{
+		{"bad flag value", dir, []string{"-imports.ban=a b", "./..."}, 2, `invalid value "a b" for flag -imports.ban`},
+		{"unknown flag", dir, []string{"-imports.bogus", "./..."}, 2, "flag provided but not defined: -imports.bogus"},
+		{"pattern that matches nothing", dir, []string{"example.com/shop/nothing"}, 1, "example.com/shop/nothing"},
+		{"package that does not compile", filepath.Join(testdir.Root(), "broken"), []string{"./..."}, 1, `cannot use "not an int"`},
+		{"missing -C directory", dir, []string{"-C", "no/such/dir", "./..."}, 2, "-C: chdir no/such/dir"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, tc.dir, binary, tc.args...)
+			if r.code != tc.wantCode || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("exit %d, want %d; stderr:\n%s\nwant it to contain %q", r.code, tc.wantCode, r.stderr, tc.want)
+			}
+			if strings.Contains(r.stderr, "panic:") {
+				t.Fatalf("panicked:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+func TestVetProtocol(t *testing.T) {
+	r := run(t, ".", binary, "-V=full")
+	if r.code != 0 || !strings.Contains(r.stdout, "version") {
+		t.Fatalf("-V=full: exit %d, %q", r.code, r.stdout)
+	}
+	r = run(t, ".", binary, "-flags")
+	var flags []struct{ Name string }
+	if err := json.Unmarshal([]byte(r.stdout), &flags); err != nil {
+		t.Fatalf("-flags: %v\n%s", err, r.stdout)
+	}
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Name)
+	}
+	for _, want := range []string{"lease.packages", "imports.ban", "imports.allow", "imports.strict"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("-flags lacks %s: %v", want, names)
+		}
+	}
+}
+
+// TestGoTool installs leaseguard as a Go tool dependency of a fresh module,
+// as the README shows, from this checkout and the module cache alone.
+func TestGoTool(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join(testdir.Root(), ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	for _, args := range [][]string{
+		{"mod", "init", "example.com/user"},
+		{"mod", "edit", "-replace=github.com/leaseguard/leaseguard=" + repo},
+		{"get", "-tool", "github.com/leaseguard/leaseguard/cmd/leaseguard@v0.0.0"},
+		{"tool", "leaseguard", "-V=full"},
+	} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
