@@ -175,7 +175,6 @@ func TestOutcomeUnknown(t *testing.T) {
 	}
 }
 
-
 // TestFenceRowLockClosesRace forces the READ COMMITTED interleaving: a
 // fenced write passes its check, the lease expires, a takeover runs, and
 // only then does the write commit. With FOR KEY SHARE the takeover waits for
