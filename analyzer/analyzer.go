@@ -9,6 +9,7 @@ package analyzer
 import (
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/leaseguard/leaseguard/analyzer/clock"
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/imports"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
@@ -18,6 +19,6 @@ import (
 // analyzer, which selects lease packages and checks directives, then one
 // analyzer per rule.
 func New(cfg *config.Config) []*analysis.Analyzer {
-	l := lease.New(cfg, []string{imports.Name}) // the rules that //leaseguard:allow may name
-	return []*analysis.Analyzer{l, imports.New(cfg, l)}
+	l := lease.New(cfg, []string{imports.Name, clock.Name}) // the rules that //leaseguard:allow may name
+	return []*analysis.Analyzer{l, imports.New(cfg, l), clock.New(cfg, l)}
 }

@@ -98,36 +98,44 @@ SELECT count(*) FROM orders o JOIN worker_leases l ON l.name = o.lease_name
    AND pg_xact_commit_timestamp(o.xmin) > pg_xact_commit_timestamp(l.xmin)`)
 }
 
-// waitUntilNone polls until no backend runs a statement that starts with
+// waitUntilNone waits until no backend runs a statement that starts with
 // prefix, or fails the test after a deadline.
 func (d *db) waitUntilNone(prefix string) {
 	d.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		n := d.count(`SELECT count(*) FROM pg_stat_activity
+	d.poll("no backend to run "+prefix, `SELECT count(*) = 0 FROM pg_stat_activity
  WHERE state = 'active' AND datname = current_database() AND query LIKE $1`, prefix+"%")
-		if n == 0 {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	d.t.Fatalf("a backend still runs %q after 10s", prefix)
 }
 
-// waitForLockWait polls until a backend running a statement that starts
+// waitForLockWait waits until a backend running a statement that starts
 // with prefix waits for a lock, or fails the test after a deadline.
 func (d *db) waitForLockWait(prefix string) {
 	d.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		n := d.count(`SELECT count(*) FROM pg_stat_activity
+	d.poll("a backend running "+prefix+" to wait for a lock", `SELECT count(*) > 0 FROM pg_stat_activity
  WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE $1`, prefix+"%")
-		if n > 0 {
+}
+
+// poll runs the boolean query sql every few milliseconds until it is true,
+// or fails the test after ten seconds.
+func (d *db) poll(what, sql string, args ...any) {
+	d.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var ok bool
+		if err := d.pool.QueryRow(ctx, sql, args...).Scan(&ok); err != nil && ctx.Err() == nil {
+			d.t.Fatalf("%s: %v", sql, err)
+		}
+		if ok {
 			return
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			d.t.Fatalf("gave up waiting for %s", what)
+		case <-tick.C:
+		}
 	}
-	d.t.Fatalf("no backend running %q waited for a lock within 10s", prefix)
 }
 
 func order(i int) leasepkg.Order {

@@ -24,6 +24,16 @@ type Config struct {
 	Lease Lease `json:"lease"`
 	// Imports configures the imports rule.
 	Imports Imports `json:"imports"`
+	// Clock configures the clock rule.
+	Clock Clock `json:"clock"`
+}
+
+// Clock configures the clock rule.
+type Clock struct {
+	// Funcs are functions that read the clock besides time.Now, time.Since,
+	// time.Until and any Now() time.Time, as pkg/path.Func or
+	// pkg/path.Type.Method. Default none. Flag -clock.funcs, comma separated.
+	Funcs Patterns `json:"funcs"`
 }
 
 // Lease configures how lease packages are found.

@@ -1,0 +1,257 @@
+// Package clock defines the clock rule: in a lease package, the process
+// clock must not decide a write.
+package clock
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/lease"
+)
+
+// Name is the rule's name: its analyzer name, flag prefix, diagnostic
+// category and //leaseguard:allow name.
+const Name = "clock"
+
+const doc = `check that the process clock does not decide a write in a lease package
+
+Two processes' clocks disagree; the database has one. A fenced write must let
+the database's clock decide whether the lease is still valid. In a lease
+package, a wall-clock read (time.Now, time.Since, time.Until, a method or
+function named Now that returns time.Time, a function named by -clock.funcs,
+or a function in any package whose result derives from one) is reported when
+its value reaches an argument or the SQL text of a call that executes SQL,
+or decides a branch that controls whether such a call runs.
+
+Values that feed only logs, metrics, latency measurements or errors are not
+reported. Timers, tickers, time.Sleep, time.After and context deadlines
+schedule; they do not decide, and are not clock reads.`
+
+// ReturnsClock is the fact that a function's result derives from a clock
+// read, so that helpers in other packages are seen through.
+type ReturnsClock struct {
+	Via string // the clock read it derives from, e.g. time.Now
+}
+
+// AFact marks ReturnsClock as a fact.
+func (*ReturnsClock) AFact() {}
+
+func (f *ReturnsClock) String() string { return "returns clock from " + f.Via }
+
+// ExecutesSQL is the fact that a function executes SQL, and which of its
+// parameters reach the arguments of that SQL.
+type ExecutesSQL struct {
+	Params uint64 // bit i: parameter i (the receiver first) reaches an SQL argument
+}
+
+// AFact marks ExecutesSQL as a fact.
+func (*ExecutesSQL) AFact() {}
+
+func (f *ExecutesSQL) String() string {
+	var ps []string
+	for i := range 64 {
+		if f.Params&(1<<i) != 0 {
+			ps = append(ps, fmt.Sprint(i))
+		}
+	}
+	return "executes SQL with params [" + strings.Join(ps, " ") + "]"
+}
+
+// New returns the clock analyzer, with its flags bound to cfg.Clock.
+// leaseAnalyzer is the analyzer from lease.New on the same cfg.
+func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyzer {
+	a := &analysis.Analyzer{
+		Name:       Name,
+		Doc:        doc,
+		URL:        "https://github.com/leaseguard/leaseguard#clock",
+		Requires:   []*analysis.Analyzer{leaseAnalyzer, buildssa.Analyzer},
+		FactTypes:  []analysis.Fact{new(ReturnsClock), new(ExecutesSQL)},
+		ResultType: reflect.TypeFor[struct{}](),
+	}
+	a.Flags.Var(&cfg.Clock.Funcs, "funcs", "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method")
+	funcs := sync.OnceValue(func() map[string]bool {
+		m := make(map[string]bool)
+		for _, f := range cfg.Clock.Funcs {
+			m[f] = true
+		}
+		return m
+	})
+	a.Run = func(pass *analysis.Pass) (any, error) {
+		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
+		ssaInfo := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+		(&checker{pass: pass, extra: funcs()}).run(res, ssaInfo)
+		return struct{}{}, nil
+	}
+	return a
+}
+
+// Labels are what a value derives from: bit i for parameter i of the
+// function being analysed, and two bits for the clock.
+type labels uint64
+
+const (
+	clockRead labels = 1 << 63 // the value derives from a clock read
+	clockFunc labels = 1 << 62 // the value is a function that reads the clock
+	clockBits        = clockRead | clockFunc
+	paramBits        = ^clockBits
+)
+
+// source is where a clock value came from, for the report.
+type source struct {
+	pos  token.Pos // the clock read, or the call of the helper that made one
+	desc string    // time.Now, or time.Now via clockutil.Now
+}
+
+// summary is what a function of this package does, as the fixpoint found it.
+type summary struct {
+	returns *source // non-nil: the result derives from this clock read
+	sql     bool    // executes SQL
+	params  uint64  // parameters that reach SQL arguments
+}
+
+type checker struct {
+	pass  *analysis.Pass
+	extra map[string]bool // -clock.funcs
+
+	sums map[*ssa.Function]*summary
+	// Package-wide stores, so that a clock stored in a field (or a global)
+	// in one function is seen where another function loads it.
+	fields  map[fieldKey]labelled // clock bits only
+	globals map[*ssa.Global]labelled
+	frees   map[*ssa.FreeVar]labelled
+	changed bool
+}
+
+type fieldKey struct {
+	strct *types.Struct
+	index int
+}
+
+type labelled struct {
+	l   labels
+	src *source
+}
+
+// finding is a report waiting for the fixpoint to end.
+type finding struct {
+	src  *source
+	what string
+}
+
+func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
+	c.sums = make(map[*ssa.Function]*summary)
+	c.fields = make(map[fieldKey]labelled)
+	c.globals = make(map[*ssa.Global]labelled)
+	c.frees = make(map[*ssa.FreeVar]labelled)
+
+	// 1. Summarise every function until nothing changes: a helper may be
+	// declared after its caller, and a field stored in one method is read
+	// in another. Each round only adds to what is known, so it ends.
+	var findings []finding
+	for round := 0; round < 20; round++ {
+		c.changed = false
+		findings = findings[:0]
+		// The package initialiser holds the initial values of globals.
+		for _, fn := range append(info.SrcFuncs, info.Pkg.Func("init")) {
+			findings = append(findings, c.analyze(fn)...)
+		}
+		if !c.changed {
+			break
+		}
+	}
+
+	// 2. Export facts for functions that other packages can call.
+	for fn, s := range c.sums {
+		obj, ok := fn.Object().(*types.Func)
+		if !ok || obj.Pkg() != c.pass.Pkg || !obj.Exported() {
+			continue
+		}
+		if s.returns != nil {
+			c.pass.ExportObjectFact(obj, &ReturnsClock{Via: rootDesc(s.returns.desc)})
+		}
+		if s.sql {
+			c.pass.ExportObjectFact(obj, &ExecutesSQL{Params: s.params})
+		}
+	}
+
+	// 3. Report, in lease packages only.
+	if !res.Lease {
+		return
+	}
+	rep := res.Reporter(c.pass, Name)
+	seen := make(map[finding]bool)
+	slices.SortFunc(findings, func(a, b finding) int {
+		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.what, b.what))
+	})
+	for _, f := range findings {
+		if seen[f] || c.generated(f.src.pos) {
+			continue
+		}
+		seen[f] = true
+		rep.Report(analysis.Diagnostic{Pos: f.src.pos, Message: f.src.desc + " " + f.what})
+	}
+	rep.Finish()
+}
+
+func (c *checker) generated(pos token.Pos) bool {
+	for _, f := range c.pass.Files {
+		if f.FileStart <= pos && pos <= f.FileEnd {
+			return isGenerated(f)
+		}
+	}
+	return false
+}
+
+// rootDesc returns the clock read a description starts from.
+func rootDesc(desc string) string {
+	root, _, _ := strings.Cut(desc, " via ")
+	return root
+}
+
+func (c *checker) summary(fn *ssa.Function) *summary {
+	s := c.sums[fn]
+	if s == nil {
+		s = new(summary)
+		c.sums[fn] = s
+	}
+	return s
+}
+
+// analyze runs the dataflow over fn to its own fixpoint, updates fn's
+// summary and the package-wide stores, and returns its findings.
+func (c *checker) analyze(fn *ssa.Function) []finding {
+	if fn.Blocks == nil {
+		return nil
+	}
+	f := &flow{c: c, fn: fn, vals: make(map[ssa.Value]labelled)}
+	for i, p := range fn.Params {
+		if i < 62 {
+			f.vals[p] = labelled{l: labels(1) << i}
+		}
+	}
+	for _, fv := range fn.FreeVars {
+		f.vals[fv] = c.frees[fv]
+	}
+	for again := true; again; {
+		again = false
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if f.step(instr) {
+					again = true
+				}
+			}
+		}
+	}
+	return f.finish()
+}

@@ -1,0 +1,47 @@
+package clock_test
+
+import (
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/leaseguard/leaseguard/analyzer"
+	"github.com/leaseguard/leaseguard/analyzer/clock"
+	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/internal/testdir"
+)
+
+func rule(t *testing.T, edit func(*config.Config)) *analysis.Analyzer {
+	t.Helper()
+	cfg := config.Default()
+	if edit != nil {
+		edit(cfg)
+	}
+	for _, a := range analyzer.New(cfg) {
+		if a.Name == clock.Name {
+			return a
+		}
+	}
+	t.Fatal("no clock analyzer")
+	return nil
+}
+
+func TestClock(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*config.Config)
+		pkgs []string
+	}{
+		{"flows into SQL", nil, []string{"clock/flows"}},
+		{"reads that decide nothing", nil, []string{"clock/negative"}},
+		{"not a lease package", nil, []string{"clock/notlease"}},
+		{"facts of helpers in other packages", nil, []string{"example.com/clockutil", "example.com/sqlutil"}},
+		{"flows it knowingly misses", nil, []string{"clock/limitations"}},
+		{"a clock named by setting", func(c *config.Config) { c.Clock.Funcs = config.Patterns{"clock/extra.Ticks"} }, []string{"clock/extra"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			analysistest.Run(t, testdir.Root(), rule(t, tc.edit), tc.pkgs...)
+		})
+	}
+}

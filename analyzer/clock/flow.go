@@ -1,0 +1,348 @@
+package clock
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
+)
+
+var (
+	isGenerated = ast.IsGenerated
+	errorType   = types.Universe.Lookup("error").Type()
+)
+
+const why = ": the database clock must decide, not the process clock"
+
+// flow is the dataflow over one function.
+type flow struct {
+	c    *checker
+	fn   *ssa.Function
+	vals map[ssa.Value]labelled
+
+	sql       bool
+	params    uint64
+	returns   *source
+	sqlBlocks map[*ssa.BasicBlock]string // blocks that run SQL, and the call's name
+	found     map[finding]bool
+}
+
+func (f *flow) get(v ssa.Value, at ssa.Instruction) labelled {
+	if fn, ok := v.(*ssa.Function); ok {
+		if desc, ok := f.c.clockFunc(fn.Object()); ok {
+			return labelled{l: clockFunc, src: &source{pos: at.Pos(), desc: desc}}
+		}
+	}
+	return f.vals[v]
+}
+
+// set widens v's labels by l and reports whether they changed. An error
+// carries no clock value: a time in an error message decides nothing.
+func (f *flow) set(v ssa.Value, l labelled) bool {
+	if types.Identical(v.Type(), errorType) {
+		l.l &^= clockBits
+	}
+	cur := f.vals[v]
+	if cur.l|l.l == cur.l {
+		return false
+	}
+	if cur.src == nil {
+		cur.src = l.src
+	}
+	cur.l |= l.l
+	f.vals[v] = cur
+	return true
+}
+
+// step applies instr and reports whether any label changed.
+func (f *flow) step(instr ssa.Instruction) bool {
+	switch in := instr.(type) {
+	case *ssa.Store:
+		return f.store(in.Addr, f.get(in.Val, in))
+	case *ssa.MapUpdate:
+		return f.set(in.Map, union(f.get(in.Key, in), f.get(in.Value, in)))
+	case *ssa.Send:
+		return f.set(in.Chan, f.get(in.X, in))
+	case ssa.CallInstruction:
+		return f.call(in)
+	case *ssa.MakeClosure:
+		fn := in.Fn.(*ssa.Function)
+		for i, b := range in.Bindings {
+			l := f.get(b, in)
+			l.l &= clockBits // a free variable is not a parameter of the closure
+			cur := f.c.frees[fn.FreeVars[i]]
+			if cur.l|l.l != cur.l {
+				f.c.frees[fn.FreeVars[i]] = union(cur, l)
+				f.c.changed = true
+			}
+		}
+		return false
+	case *ssa.UnOp:
+		if in.Op == token.MUL {
+			return f.set(in, f.load(in.X))
+		}
+	case *ssa.Field:
+		return f.set(in, union(f.get(in.X, in), f.c.fields[fieldKey{structOf(in.X.Type()), in.Field}]))
+	case *ssa.Return:
+		for _, r := range in.Results {
+			if l := f.get(r, in); l.l&clockRead != 0 && f.returns == nil {
+				f.returns = l.src
+			}
+		}
+		return false
+	}
+	v, ok := instr.(ssa.Value)
+	if !ok {
+		return false
+	}
+	var l labelled
+	for _, op := range instr.Operands(nil) {
+		if *op != nil {
+			l = union(l, f.get(*op, instr))
+		}
+	}
+	return f.set(v, l)
+}
+
+func union(a, b labelled) labelled {
+	if a.src == nil {
+		a.src = b.src
+	}
+	a.l |= b.l
+	return a
+}
+
+// store records that val was stored at addr: in the local variable, array
+// or slice it belongs to, or package-wide for a field or a global.
+func (f *flow) store(addr ssa.Value, val labelled) bool {
+	switch a := addr.(type) {
+	case *ssa.FieldAddr:
+		widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
+		return f.set(a, val)
+	case *ssa.IndexAddr:
+		return f.set(a.X, val)
+	case *ssa.Global:
+		widen(f.c, f.c.globals, a, val)
+		return false
+	}
+	return f.set(addr, val)
+}
+
+// widen adds val's clock bits to m[k], noting a change for the fixpoint.
+func widen[K comparable](c *checker, m map[K]labelled, k K, val labelled) {
+	val.l &= clockBits
+	if cur := m[k]; cur.l|val.l != cur.l {
+		m[k] = union(cur, val)
+		c.changed = true
+	}
+}
+
+func (f *flow) load(addr ssa.Value) labelled {
+	switch a := addr.(type) {
+	case *ssa.FieldAddr:
+		return union(union(f.vals[a], f.vals[a.X]), f.c.fields[fieldKey{structOf(a.X.Type()), a.Field}])
+	case *ssa.IndexAddr:
+		return f.vals[a.X]
+	case *ssa.Global:
+		return f.c.globals[a]
+	}
+	return f.vals[addr]
+}
+
+// structOf returns the struct type that a pointer (or value) of type t holds.
+func structOf(t types.Type) *types.Struct {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	s, _ := t.Underlying().(*types.Struct)
+	return s
+}
+
+// call applies a call: its result's labels, and its SQL sinks.
+func (f *flow) call(instr ssa.CallInstruction) bool {
+	common := instr.Common()
+	var args labelled
+	if common.IsInvoke() {
+		args = f.get(common.Value, instr)
+	}
+	for _, a := range common.Args {
+		args = union(args, f.get(a, instr))
+	}
+
+	// 1. What the result derives from.
+	var result labelled
+	callee := common.StaticCallee()
+	var obj *types.Func
+	if callee != nil {
+		obj, _ = callee.Object().(*types.Func)
+	} else if common.IsInvoke() {
+		obj = common.Method
+	}
+	via := f.c.returnsClock(callee, obj)
+	switch desc, read := f.c.clockRead(obj); {
+	case via != "":
+		result = labelled{l: clockRead, src: &source{pos: instr.Pos(), desc: via + " via " + shortName(obj)}}
+	case read:
+		result = labelled{l: clockRead, src: &source{pos: instr.Pos(), desc: desc}}
+	case schedules(obj):
+		// A timer or a deadline schedules; it does not decide.
+	case callee == nil && !common.IsInvoke() && f.get(common.Value, instr).l&clockFunc != 0:
+		src := *f.get(common.Value, instr).src
+		src.pos = instr.Pos()
+		result = labelled{l: clockRead, src: &src}
+	default:
+		// A call with nothing known about it: its result derives from
+		// its arguments (t.Add(d), fmt.Sprintf, pgx.CopyFromRows).
+		result = args
+	}
+
+	// 2. Sinks: the arguments of SQL calls, and of functions that pass
+	// their parameters to SQL.
+	if m := sqlcall.Callee(common); m != nil {
+		f.runsSQL(instr, m.Name())
+		first := 0
+		if !common.IsInvoke() {
+			first = 1 // the receiver
+		}
+		sqlIndex := sqlcall.SQLParam(m.Signature())
+		for i, a := range common.Args[first:] {
+			what := "an argument"
+			if i == sqlIndex {
+				what = "the SQL text"
+			}
+			f.sink(a, instr, what+" of "+m.Name())
+		}
+	} else if sum := f.c.executesSQL(callee, obj); sum != nil {
+		f.runsSQL(instr, shortName(obj))
+		for i, a := range common.Args {
+			if i < 64 && sum.Params&(1<<i) != 0 {
+				f.sink(a, instr, "an argument of "+shortName(obj)+", which passes it to SQL")
+			}
+		}
+	}
+
+	if v := instr.Value(); v != nil {
+		return f.set(v, result)
+	}
+	return false
+}
+
+func (f *flow) runsSQL(instr ssa.Instruction, name string) {
+	f.sql = true
+	if f.sqlBlocks == nil {
+		f.sqlBlocks = make(map[*ssa.BasicBlock]string)
+	}
+	if _, ok := f.sqlBlocks[instr.Block()]; !ok {
+		f.sqlBlocks[instr.Block()] = name
+	}
+}
+
+// sink records that a reaches an SQL argument.
+func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string) {
+	if isContext(a.Type()) {
+		return // a context carries deadlines, which schedule
+	}
+	l := f.get(a, at)
+	f.params |= uint64(l.l & paramBits)
+	if l.l&clockRead != 0 {
+		f.report(l.src, "flows into "+what+why)
+	}
+}
+
+func (f *flow) report(src *source, what string) {
+	if f.found == nil {
+		f.found = make(map[finding]bool)
+	}
+	f.found[finding{src: src, what: what}] = true
+}
+
+// finish finds the branches that the clock decides, updates the summary,
+// and returns the findings.
+func (f *flow) finish() []finding {
+	for _, b := range f.fn.Blocks {
+		iff, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+		if !ok || len(f.sqlBlocks) == 0 {
+			continue
+		}
+		cond := f.get(iff.Cond, iff)
+		if cond.l&clockRead == 0 {
+			continue
+		}
+		if name, ok := f.controls(b); ok {
+			f.report(cond.src, "decides whether "+name+" runs"+why)
+		}
+	}
+
+	s := f.c.summary(f.fn)
+	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 {
+		f.c.changed = true
+		if s.returns == nil {
+			s.returns = f.returns
+		}
+		s.sql = s.sql || f.sql
+		s.params |= f.params
+	}
+	var out []finding
+	for fd := range f.found {
+		out = append(out, fd)
+	}
+	return out
+}
+
+// controls reports whether the branch at the end of b controls an SQL
+// call: one that is reachable from one successor and not from the other.
+func (f *flow) controls(b *ssa.BasicBlock) (string, bool) {
+	yes, no := reach(b.Succs[0]), reach(b.Succs[1])
+	for _, blk := range f.fn.Blocks { // in order, for a deterministic name
+		name, ok := f.sqlBlocks[blk]
+		if ok && yes[blk] != no[blk] {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+func reach(from *ssa.BasicBlock) map[*ssa.BasicBlock]bool {
+	seen := map[*ssa.BasicBlock]bool{from: true}
+	stack := []*ssa.BasicBlock{from}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, s := range b.Succs {
+			if !seen[s] {
+				seen[s] = true
+				stack = append(stack, s)
+			}
+		}
+	}
+	return seen
+}
+
+func isContext(t types.Type) bool {
+	named, ok := t.(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "context" && named.Obj().Name() == "Context"
+}
+
+// shortName is pkg.F or pkg.T.M, for messages.
+func shortName(fn *types.Func) string {
+	if fn == nil {
+		return "a function"
+	}
+	name := fn.Name()
+	if recv := fn.Signature().Recv(); recv != nil {
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if named, ok := t.(*types.Named); ok {
+			name = named.Obj().Name() + "." + name
+		}
+	}
+	if fn.Pkg() != nil {
+		name = fn.Pkg().Name() + "." + name
+	}
+	return name
+}

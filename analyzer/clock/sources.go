@@ -1,0 +1,110 @@
+package clock
+
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// clockRead reports whether calling fn reads the wall clock, and names it:
+// time.Now, time.Since, time.Until; any function or method named Now whose
+// only result is a time.Time (an injected clock); or one named by
+// -clock.funcs.
+func (c *checker) clockRead(fn *types.Func) (string, bool) {
+	if fn == nil {
+		return "", false
+	}
+	sig := fn.Signature()
+	if fn.Pkg() != nil && fn.Pkg().Path() == "time" && sig.Recv() == nil {
+		switch fn.Name() {
+		case "Now", "Since", "Until":
+			return "time." + fn.Name(), true
+		}
+	}
+	if fn.Name() == "Now" && sig.Params().Len() == 0 && sig.Results().Len() == 1 && isTime(sig.Results().At(0).Type()) {
+		return shortName(fn), true
+	}
+	if len(c.extra) > 0 && fn.Pkg() != nil {
+		key := fn.Pkg().Path() + "." + fn.Name()
+		if recv := sig.Recv(); recv != nil {
+			t := recv.Type()
+			if p, ok := t.(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			if named, ok := t.(*types.Named); ok {
+				key = fn.Pkg().Path() + "." + named.Obj().Name() + "." + fn.Name()
+			}
+		}
+		if c.extra[key] {
+			return shortName(fn), true
+		}
+	}
+	return "", false
+}
+
+// clockFunc reports whether obj, used as a value (time.Now passed or
+// stored), is a function that reads the clock.
+func (c *checker) clockFunc(obj types.Object) (string, bool) {
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return "", false
+	}
+	return c.clockRead(fn)
+}
+
+func isTime(t types.Type) bool {
+	named, ok := t.(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "time" && named.Obj().Name() == "Time"
+}
+
+// schedules reports whether fn schedules rather than decides: timers,
+// tickers, sleeps and context deadlines. Their results carry no clock value
+// even when a clock value went in.
+func schedules(fn *types.Func) bool {
+	if fn == nil || fn.Pkg() == nil || fn.Signature().Recv() != nil {
+		return false
+	}
+	switch fn.Pkg().Path() {
+	case "time":
+		switch fn.Name() {
+		case "NewTimer", "NewTicker", "After", "AfterFunc", "Tick", "Sleep":
+			return true
+		}
+	case "context":
+		switch fn.Name() {
+		case "WithDeadline", "WithDeadlineCause", "WithTimeout", "WithTimeoutCause":
+			return true
+		}
+	}
+	return false
+}
+
+// returnsClock returns the clock read that fn's result derives from, or "":
+// from this package's summaries, or from a fact about another package's
+// function.
+func (c *checker) returnsClock(callee *ssa.Function, fn *types.Func) string {
+	if callee != nil {
+		if s := c.sums[callee]; s != nil && s.returns != nil {
+			return rootDesc(s.returns.desc)
+		}
+	}
+	var fact ReturnsClock
+	if fn != nil && fn.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(fn.Origin(), &fact) {
+		return fact.Via
+	}
+	return ""
+}
+
+// executesSQL returns what is known of fn's SQL, or nil.
+func (c *checker) executesSQL(callee *ssa.Function, fn *types.Func) *ExecutesSQL {
+	if callee != nil {
+		if s := c.sums[callee]; s != nil && s.sql {
+			return &ExecutesSQL{Params: s.params}
+		}
+	}
+	var fact ExecutesSQL
+	if fn != nil && fn.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(fn.Origin(), &fact) {
+		return &fact
+	}
+	return nil
+}

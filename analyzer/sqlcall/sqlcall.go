@@ -1,0 +1,102 @@
+// Package sqlcall recognises calls that execute SQL: the methods of pgx and
+// database/sql that send a statement, and methods of the same names and
+// shapes on any interface (sqlc's generated DBTX, a driver-neutral
+// executor), which is how most lease code reaches its database. Rules share
+// it; functions that pass their parameters into such calls are recognised
+// by the clock rule's facts on top of it.
+package sqlcall
+
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+const (
+	pgxPath     = "github.com/jackc/pgx/v5"
+	pgxpoolPath = "github.com/jackc/pgx/v5/pgxpool"
+	sqlPath     = "database/sql"
+)
+
+// methods maps package path, then receiver type name, to the methods that
+// execute SQL.
+var methods = map[string]map[string]map[string]bool{
+	pgxPath: {
+		"Conn":  set("Exec", "Query", "QueryRow", "SendBatch", "CopyFrom"),
+		"Tx":    set("Exec", "Query", "QueryRow", "SendBatch", "CopyFrom"),
+		"Batch": set("Queue"),
+	},
+	pgxpoolPath: {
+		"Pool": set("Exec", "Query", "QueryRow", "SendBatch", "CopyFrom"),
+		"Conn": set("Exec", "Query", "QueryRow", "SendBatch", "CopyFrom"),
+		"Tx":   set("Exec", "Query", "QueryRow", "SendBatch", "CopyFrom"),
+	},
+	sqlPath: {
+		"DB":   set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext"),
+		"Tx":   set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext"),
+		"Conn": set("ExecContext", "QueryContext", "QueryRowContext"),
+		"Stmt": set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext"),
+	},
+}
+
+// shaped are the method names that, on any interface, execute SQL when
+// their signature takes the SQL text and then variadic arguments.
+var shaped = set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext")
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// Method reports whether fn, a method, executes SQL: a known pgx or
+// database/sql method, or a method of an SQL shape declared by an
+// interface.
+func Method(fn *types.Func) bool {
+	sig := fn.Signature()
+	recv := sig.Recv()
+	if recv == nil {
+		return false
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if named, ok := t.(*types.Named); ok && named.Obj().Pkg() != nil {
+		if byType := methods[named.Obj().Pkg().Path()]; byType != nil {
+			return byType[named.Obj().Name()][fn.Name()]
+		}
+	}
+	if !types.IsInterface(t) || !shaped[fn.Name()] {
+		return false
+	}
+	return SQLParam(sig) >= 0 && sig.Variadic()
+}
+
+// SQLParam returns the index of sig's SQL text parameter (the first string
+// parameter), or -1.
+func SQLParam(sig *types.Signature) int {
+	for i := range sig.Params().Len() {
+		if b, ok := sig.Params().At(i).Type().Underlying().(*types.Basic); ok && b.Kind() == types.String {
+			return i
+		}
+	}
+	return -1
+}
+
+// Callee returns the method that call invokes, if it is one that executes
+// SQL (see Method), or nil.
+func Callee(call *ssa.CallCommon) *types.Func {
+	var fn *types.Func
+	if call.IsInvoke() {
+		fn = call.Method
+	} else if f := call.StaticCallee(); f != nil {
+		fn, _ = f.Object().(*types.Func)
+	}
+	if fn == nil || !Method(fn) {
+		return nil
+	}
+	return fn
+}

@@ -1,0 +1,201 @@
+//leaseguard:lease
+
+// Package flows has clock reads that reach SQL, one case a function.
+package flows
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"example.com/clockutil"
+	"example.com/sqlutil"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const renew = `UPDATE worker_leases SET expires_at = $2 WHERE name = $1`
+
+var pool *pgxpool.Pool
+
+func direct(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", time.Now()) // want `time.Now flows into an argument of Exec: the database clock must decide, not the process clock`
+}
+
+func arithmetic(ctx context.Context, ttl time.Duration) {
+	pool.Exec(ctx, renew, "a", time.Now().Add(ttl)) // want `time.Now flows into an argument of Exec`
+}
+
+func assigned(ctx context.Context, ttl time.Duration) {
+	now := time.Now() // want `time.Now flows into an argument of Exec`
+	expires := now.Add(ttl)
+	pool.Exec(ctx, renew, "a", expires)
+}
+
+func unixSeconds(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", time.Now().Unix()) // want `time.Now flows into an argument of Exec`
+}
+
+func since(ctx context.Context, start time.Time) {
+	pool.Exec(ctx, renew, "a", time.Since(start)) // want `time.Since flows into an argument of Exec`
+}
+
+func until(ctx context.Context, end time.Time) {
+	pool.QueryRow(ctx, renew, "a", time.Until(end) > 0) // want `time.Until flows into an argument of QueryRow`
+}
+
+func conn(ctx context.Context, c *pgx.Conn) {
+	c.Exec(ctx, renew, "a", time.Now().UTC()) // want `time.Now flows into an argument of Exec`
+}
+
+func tx(ctx context.Context, tx pgx.Tx) {
+	tx.Exec(ctx, renew, "a", time.Now()) // want `time.Now flows into an argument of Exec`
+}
+
+func batch(b *pgx.Batch) {
+	b.Queue(renew, "a", time.Now()) // want `time.Now flows into an argument of Queue`
+}
+
+func copyFrom(ctx context.Context) {
+	rows := pgx.CopyFromRows([][]any{{"a", time.Now()}}) // want `time.Now flows into an argument of CopyFrom`
+	pool.CopyFrom(ctx, pgx.Identifier{"orders"}, []string{"name", "at"}, rows)
+}
+
+func databaseSQL(ctx context.Context, db *sql.DB) {
+	db.ExecContext(ctx, renew, "a", time.Now()) // want `time.Now flows into an argument of ExecContext`
+}
+
+func databaseSQLTx(ctx context.Context, tx *sql.Tx) {
+	tx.QueryRowContext(ctx, renew, "a", time.Now().Add(time.Second)) // want `time.Now flows into an argument of QueryRowContext`
+}
+
+func statement(st *sql.Stmt) {
+	st.Exec("a", time.Now()) // want `time.Now flows into an argument of Exec`
+}
+
+// DBTX is the interface sqlc generates.
+type DBTX interface {
+	Exec(ctx context.Context, query string, args ...interface{}) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...interface{}) *sql.Row
+}
+
+func sqlc(ctx context.Context, db DBTX) {
+	db.Exec(ctx, renew, "a", time.Now()) // want `time.Now flows into an argument of Exec`
+}
+
+func sprintf(ctx context.Context) {
+	q := fmt.Sprintf("UPDATE worker_leases SET expires_at = '%s'", time.Now().Format(time.RFC3339)) // want `time.Now flows into the SQL text of Exec`
+	pool.Exec(ctx, q)
+}
+
+func appended(ctx context.Context) {
+	args := []any{"a"}
+	args = append(args, time.Now()) // want `time.Now flows into an argument of Exec`
+	pool.Exec(ctx, renew, args...)
+}
+
+func namedArgs(ctx context.Context) {
+	pool.Exec(ctx, `UPDATE worker_leases SET expires_at = @at`, pgx.NamedArgs{"at": time.Now()}) // want `time.Now flows into an argument of Exec`
+}
+
+type params struct {
+	name string
+	at   time.Time
+}
+
+func structField(ctx context.Context) {
+	p := params{name: "a", at: time.Now()} // want `time.Now flows into an argument of Exec`
+	pool.Exec(ctx, renew, p.name, p.at)
+}
+
+// store keeps a clock reading in one method and writes it in another.
+type store struct {
+	pool    *pgxpool.Pool
+	checked time.Time
+	now     func() time.Time
+}
+
+func (s *store) check() { s.checked = time.Now() } // want `time.Now flows into an argument of Exec`
+
+func (s *store) write(ctx context.Context) { s.pool.Exec(ctx, renew, "a", s.checked) }
+
+func closure(ctx context.Context) {
+	now := time.Now() // want `time.Now flows into an argument of Exec`
+	do := func() { pool.Exec(ctx, renew, "a", now) }
+	do()
+}
+
+func funcValue(ctx context.Context) {
+	clock := time.Now
+	pool.Exec(ctx, renew, "a", clock()) // want `time.Now flows into an argument of Exec`
+}
+
+func newStore() *store {
+	return &store{now: time.Now}
+}
+
+func (s *store) writeNow(ctx context.Context) { s.pool.Exec(ctx, renew, "a", s.now()) } // want `time.Now flows into an argument of Exec`
+
+// Clock is an injected clock, as benbjohnson/clock and k8s.io/utils/clock have.
+type Clock interface{ Now() time.Time }
+
+func injected(ctx context.Context, c Clock) {
+	pool.Exec(ctx, renew, "a", c.Now()) // want `flows.Clock.Now flows into an argument of Exec`
+}
+
+func localHelper() time.Time { return time.Now().Round(time.Millisecond) }
+
+func sameHelper(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", localHelper()) // want `time.Now via flows.localHelper flows into an argument of Exec`
+}
+
+func otherHelper(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", clockutil.Now()) // want `time.Now via clockutil.Now flows into an argument of Exec`
+}
+
+func (s *store) extend(ctx context.Context, at time.Time) {
+	s.pool.Exec(ctx, renew, "a", at)
+}
+
+func sameWrapper(ctx context.Context, s *store) {
+	s.extend(ctx, time.Now()) // want `time.Now flows into an argument of flows.store.extend, which passes it to SQL`
+}
+
+func otherWrapper(ctx context.Context) {
+	sqlutil.Extend(ctx, pool, "a", clockutil.Deadline(time.Second)) // want `time.Now via clockutil.Deadline flows into an argument of sqlutil.Extend, which passes it to SQL`
+}
+
+func branchBefore(ctx context.Context, deadline time.Time) error {
+	if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+		return fmt.Errorf("lease expired")
+	}
+	_, err := pool.Exec(ctx, `UPDATE orders SET done = true`)
+	return err
+}
+
+func identity[T any](v T) T { return v }
+
+func generic(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", identity(time.Now())) // want `time.Now flows into an argument of Exec`
+}
+
+func query(ctx context.Context) {
+	rows, _ := pool.Query(ctx, `SELECT * FROM orders WHERE at < $1`, time.Now()) // want `time.Now flows into an argument of Query`
+	rows.Close()
+}
+
+var started = time.Now() // want `time.Now flows into an argument of Exec`
+
+func global(ctx context.Context) { pool.Exec(ctx, renew, "a", started) }
+
+func channel(ctx context.Context) {
+	ch := make(chan time.Time, 1)
+	ch <- time.Now() // want `time.Now flows into an argument of Exec`
+	pool.Exec(ctx, renew, "a", <-ch)
+}
+
+func methodValue(ctx context.Context, c Clock) {
+	now := c.Now
+	pool.Exec(ctx, renew, "a", now()) // want `flows.Clock.Now flows into an argument of Exec`
+}

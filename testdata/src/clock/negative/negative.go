@@ -1,0 +1,231 @@
+//leaseguard:lease
+
+// Package negative has clock reads that do not decide a write, and writes
+// that no clock decides, one case a function; each says why it is fine.
+package negative
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"example.com/clockutil"
+	"example.com/sqlutil"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const renew = `UPDATE worker_leases SET expires_at = clock_timestamp() + $2 * interval '1 millisecond' WHERE name = $1`
+
+var pool *pgxpool.Pool
+
+func latency(ctx context.Context) error {
+	start := time.Now() // ok: latency only
+	_, err := pool.Exec(ctx, renew, "a", 15000)
+	log.Printf("renew took %v", time.Since(start)) // ok: latency only
+	return err
+}
+
+func tickerLoop(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every) // ok: a ticker schedules
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pool.Exec(ctx, renew, "a", 15000)
+	}
+}
+
+func sleep(ctx context.Context) {
+	time.Sleep(time.Second) // ok: sleeping schedules
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func timeout(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second) // ok: a context deadline schedules
+	defer cancel()
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func deadline(ctx context.Context, ttl time.Duration) {
+	ctx, cancel := context.WithDeadline(ctx, time.Now().Add(ttl/2)) // ok: a deadline schedules, even from a clock read
+	defer cancel()
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func timer(ctx context.Context, end time.Time) {
+	t := time.NewTimer(time.Until(end)) // ok: a timer schedules
+	<-t.C
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func branchAfter(ctx context.Context) error {
+	start := time.Now()
+	_, err := pool.Exec(ctx, renew, "a", 15000)
+	if time.Since(start) > time.Second { // ok: after the write, logging only
+		log.Print("slow renewal")
+	}
+	return err
+}
+
+func noSQL() string {
+	return time.Now().Format(time.Kitchen) // ok: no SQL here
+}
+
+func errorMessage(ctx context.Context) error {
+	if _, err := pool.Exec(ctx, renew, "a", 15000); err != nil {
+		return fmt.Errorf("renew at %v: %w", time.Now(), err) // ok: an error message
+	}
+	return nil
+}
+
+type fakeClock struct{}
+
+func (fakeClock) Now() string { return "now" }
+
+func shadowed(ctx context.Context) {
+	time := fakeClock{}
+	pool.Exec(ctx, renew, time.Now(), 15000) // ok: a local time whose Now is no clock
+}
+
+func stringsAndComments(ctx context.Context) {
+	// time.Now() in a comment is no clock read.
+	pool.Exec(ctx, `SELECT 'time.Now()'`) // ok: a string
+}
+
+func databaseClock(ctx context.Context) {
+	pool.Exec(ctx, `UPDATE worker_leases SET expires_at = now() + interval '15 seconds'`) // ok: the database decides
+}
+
+func duration(ctx context.Context, ttl time.Duration) {
+	pool.Exec(ctx, renew, "a", ttl.Milliseconds()) // ok: a duration is no clock read
+}
+
+func parsed(ctx context.Context, s string) error {
+	t, err := time.Parse(time.RFC3339, s) // ok: parsed, not read
+	if err != nil {
+		return err
+	}
+	_, err = pool.Exec(ctx, renew, "a", t)
+	return err
+}
+
+func parsedElsewhere(ctx context.Context, s string) {
+	t, _ := clockutil.Parse(s) // ok: a helper that reads no clock
+	pool.Exec(ctx, renew, "a", t)
+}
+
+func unixConstant(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", time.Unix(0, 0)) // ok: a fixed instant
+}
+
+func fromDatabase(ctx context.Context) {
+	var expires time.Time
+	pool.QueryRow(ctx, `SELECT expires_at FROM worker_leases WHERE name = $1`, "a").Scan(&expires)
+	pool.Exec(ctx, `UPDATE orders SET seen = $1`, expires) // ok: the database's own time
+}
+
+// Histogram stands in for a metrics library.
+type Histogram interface{ Observe(float64) }
+
+func metrics(ctx context.Context, h Histogram) {
+	start := time.Now()
+	pool.Exec(ctx, renew, "a", 15000)
+	h.Observe(time.Since(start).Seconds()) // ok: a metric
+}
+
+func logged(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", 15000)
+	log.Printf("renewed at %s", time.Now()) // ok: a log line after the write
+}
+
+var errLost = errors.New("lost lease; refuse all writes")
+
+func suppressed(ctx context.Context) error {
+	//leaseguard:allow clock -- the audit column records the process time, no decision reads it
+	_, err := pool.Exec(ctx, `INSERT INTO audit (at) VALUES ($1)`, time.Now())
+	if err != nil {
+		return errLost
+	}
+	return nil
+}
+
+func loopWithDeadlineCtx(ctx context.Context) {
+	for ctx.Err() == nil { // ok: a context, not a clock
+		pool.Exec(ctx, renew, "a", 15000)
+	}
+}
+
+type worker struct {
+	name    string
+	lastLog time.Time
+}
+
+func (w *worker) otherField(ctx context.Context) {
+	w.lastLog = time.Now() // ok: a field that no SQL reads
+	pool.Exec(ctx, renew, w.name, 15000)
+}
+
+func goroutineLog(ctx context.Context) {
+	go func() { log.Print(time.Now()) }() // ok: a log line in a goroutine
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func afterInLoop(ctx context.Context) {
+	for i := 0; i < 3; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second): // ok: time.After schedules
+		}
+		pool.Exec(ctx, renew, "a", 15000)
+	}
+}
+
+func branchOnBothPaths(ctx context.Context, start time.Time) {
+	if time.Since(start) > time.Second { // ok: the write runs on both paths
+		log.Print("slow")
+	}
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func contextErr(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if ctx.Err() != nil { // ok: a context deadline decided, which schedules
+		return
+	}
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func record(t time.Time) { log.Print(t) }
+
+func recordedElsewhere(ctx context.Context) {
+	record(time.Now()) // ok: handed to a function that runs no SQL
+	pool.Exec(ctx, renew, "a", 15000)
+}
+
+func unusedClosure(ctx context.Context) func() string {
+	pool.Exec(ctx, renew, "a", 15000)
+	return func() string { return time.Now().String() } // ok: not near the write
+}
+
+func helperWithDatabaseTime(ctx context.Context) {
+	var at time.Time
+	pool.QueryRow(ctx, `SELECT clock_timestamp() + interval '15 seconds'`).Scan(&at)
+	sqlutil.Extend(ctx, pool, "a", at) // ok: the database's clock
+}
+
+func durations(ctx context.Context) {
+	ttl := 15 * time.Second
+	pool.Exec(ctx, renew, "a", (ttl + 5*time.Second).Milliseconds()) // ok: durations, no clock
+}
+
+func timerReset(ctx context.Context, t *time.Timer, end time.Time) {
+	t.Reset(time.Until(end)) // ok: rescheduling
+	pool.Exec(ctx, renew, "a", 15000)
+}

@@ -1,0 +1,8 @@
+// Package pgconn stands in for pgx's pgconn, with the shapes the rules use.
+package pgconn
+
+// CommandTag stands in for pgconn.CommandTag.
+type CommandTag struct{ n int64 }
+
+// RowsAffected returns the rows affected.
+func (t CommandTag) RowsAffected() int64 { return t.n }
