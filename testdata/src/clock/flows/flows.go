@@ -199,3 +199,7 @@ func methodValue(ctx context.Context, c Clock) {
 	now := c.Now
 	pool.Exec(ctx, renew, "a", now()) // want `flows.Clock.Now flows into an argument of Exec`
 }
+
+func conversion(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", float64(time.Now().UnixNano())/1e9) // want `time.Now flows into an argument of Exec`
+}

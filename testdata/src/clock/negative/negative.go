@@ -229,3 +229,36 @@ func timerReset(ctx context.Context, t *time.Timer, end time.Time) {
 	t.Reset(time.Until(end)) // ok: rescheduling
 	pool.Exec(ctx, renew, "a", 15000)
 }
+
+func constantSQL(ctx context.Context) {
+	const q = `DELETE FROM orders WHERE written_at < clock_timestamp() - interval '1 day'`
+	pool.Exec(ctx, q) // ok: the database's clock, in the SQL
+}
+
+func batchTimeout(ctx context.Context, d time.Duration) {
+	ctx, cancel := context.WithTimeoutCause(ctx, d, errLost) // ok: a deadline schedules
+	defer cancel()
+	pool.QueryRow(ctx, `SELECT 1`)
+}
+
+func clockBeforeReturnOnly(start time.Time) bool {
+	return time.Since(start) > time.Minute // ok: decides nothing that runs SQL
+}
+
+func tickerDrivenRenewal(ctx context.Context, every time.Duration) error {
+	t := time.NewTicker(every) // ok: the schedule, not the decision
+	defer t.Stop()
+	for range t.C {
+		if _, err := pool.Exec(ctx, renew, "a", 15000); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func elapsedMetric(ctx context.Context, h Histogram) error {
+	start := time.Now()
+	defer func() { h.Observe(time.Since(start).Seconds()) }() // ok: latency in a deferred metric
+	_, err := pool.Exec(ctx, renew, "a", 15000)
+	return err
+}
