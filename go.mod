@@ -3,6 +3,7 @@ module github.com/leaseguard/leaseguard
 go 1.26.0
 
 require (
+	github.com/golangci/plugin-module-register v0.1.2
 	github.com/jackc/pgx/v5 v5.13.0
 	golang.org/x/tools v0.52.0
 )

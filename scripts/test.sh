@@ -1,7 +1,8 @@
 #!/bin/sh
-# The whole test suite: formatting, vet, leaseguard over this repository,
-# and every test (the PostgreSQL ones against a throwaway cluster that the
-# tests start, or $LEASE_DATABASE_URL).
+# The whole test suite: formatting, vet, leaseguard and golangci-lint (built
+# with the leaseguard plugin, cached) over this repository, and every test,
+# the end-to-end ones included (the PostgreSQL ones against a throwaway
+# cluster that the tests start, or $LEASE_DATABASE_URL).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -12,4 +13,5 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go run ./cmd/leaseguard ./...
-go test -race -count=1 ./...
+"$(scripts/golangci.sh)" run ./...
+go test -race -count=1 -tags e2e ./...

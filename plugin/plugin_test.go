@@ -1,0 +1,43 @@
+package plugin_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/leaseguard/leaseguard/plugin"
+)
+
+func TestSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		settings any
+		want     string // in the error; empty for none
+	}{
+		{"none", nil, ""},
+		{"all", map[string]any{
+			"lease":   map[string]any{"packages": []any{"example.com/lease/..."}},
+			"imports": map[string]any{"ban": []any{"example.com/sdk"}, "allow": []any{"example.com/x"}, "strict": true},
+			"clock":   map[string]any{"funcs": []any{"example.com/c.Now"}},
+		}, ""},
+		{"misspelled key", map[string]any{"imports": map[string]any{"stirct": true}}, `unknown field "stirct"`},
+		{"bad value", map[string]any{"imports": map[string]any{"ban": []any{"example.com/..."}}}, "a ban is a path prefix"},
+		{"wrong type", map[string]any{"imports": map[string]any{"strict": "yes"}}, "cannot unmarshal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := plugin.New(tc.settings)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("New: %v, want an error containing %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			as, err := p.BuildAnalyzers()
+			if err != nil || len(as) != 3 {
+				t.Fatalf("BuildAnalyzers: %d analyzers, %v", len(as), err)
+			}
+		})
+	}
+}
