@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/leaseguard/leaseguard/internal/testdir"
 )
@@ -182,6 +185,9 @@ func TestErrors(t *testing.T) {
 		{"pattern that matches nothing", dir, []string{"example.com/shop/nothing"}, 1, "example.com/shop/nothing"},
 		{"package that does not compile", filepath.Join(testdir.Root(), "broken"), []string{"./..."}, 1, `cannot use "not an int"`},
 		{"missing -C directory", dir, []string{"-C", "no/such/dir", "./..."}, 2, "-C: chdir no/such/dir"},
+		{"unknown format", dir, []string{"-format", "xml", "./..."}, 2, `-format "xml": the only format is sarif`},
+		{"sarif with a bad flag", dir, []string{"-format=sarif", "-imports.ban=a b", "./..."}, 2, `invalid value "a b" for flag -imports.ban`},
+		{"sarif on a package that does not compile", filepath.Join(testdir.Root(), "broken"), []string{"-format=sarif", "./..."}, 1, `cannot use "not an int"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.dir, binary, tc.args...)
@@ -236,5 +242,97 @@ func TestGoTool(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}
+}
+
+// TestSARIF checks -format sarif against the SARIF 2.1.0 JSON schema kept in
+// testdata: one run, a rule per analyzer with its help URL, and every
+// finding at a location relative to the module root.
+func TestSARIF(t *testing.T) {
+	dir := example(t)
+	r := run(t, dir, binary, "-format", "sarif", "./...")
+	if r.code != 0 {
+		t.Fatalf("-format sarif: exit %d\n%s", r.code, r.stderr)
+	}
+	schemaFile, err := os.Open(filepath.Join(testdir.Root(), "sarif-schema-2.1.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer schemaFile.Close()
+	schemaDoc, err := jsonschema.UnmarshalJSON(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("sarif-schema-2.1.0.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("sarif-schema-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.stdout))
+	if err != nil {
+		t.Fatalf("output is not JSON: %v", err)
+	}
+	if err := schema.Validate(doc); err != nil {
+		t.Fatalf("output does not validate against the SARIF 2.1.0 schema: %v", err)
+	}
+
+	var log struct {
+		Version string
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string
+					Rules []struct {
+						ID               string
+						ShortDescription struct{ Text string }
+						HelpURI          string
+					}
+				}
+			}
+			Results []struct {
+				RuleID    string
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine, StartColumn int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "leaseguard" {
+		t.Fatalf("want one leaseguard run of SARIF 2.1.0, got version %q, %d runs", log.Version, len(log.Runs))
+	}
+	run := log.Runs[0]
+	rules := map[string]bool{}
+	for _, rule := range run.Tool.Driver.Rules {
+		if rule.ShortDescription.Text == "" || !strings.HasPrefix(rule.HelpURI, "https://github.com/leaseguard/leaseguard#") {
+			t.Errorf("rule %+v lacks a description or help URL", rule)
+		}
+		rules[rule.ID] = true
+	}
+	for _, want := range []string{"lease", "imports", "clock"} {
+		if !rules[want] {
+			t.Errorf("no rule entry for %s", want)
+		}
+	}
+	var got []string
+	for _, res := range run.Results {
+		if !rules[res.RuleID] {
+			t.Errorf("result for undeclared rule %q", res.RuleID)
+		}
+		loc := res.Locations[0].PhysicalLocation
+		got = append(got, fmt.Sprintf("%s:%d:%d: %s", loc.ArtifactLocation.URI, loc.Region.StartLine, loc.Region.StartColumn, res.Message.Text))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, wantExample) {
+		t.Errorf("SARIF results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantExample, "\n"))
 	}
 }

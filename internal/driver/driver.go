@@ -5,7 +5,8 @@
 // Exit codes, run directly: 0 no findings, 3 findings, 1 a tool error (a
 // package that does not compile, a pattern that matches nothing), 2 a bad
 // flag. With -json findings are printed as JSON and the exit code is 0
-// unless the tool failed. Under go vet, vet itself reports and sets the
+// unless the tool failed; so with -format sarif, which writes one SARIF
+// 2.1.0 run for GitHub code scanning. Under go vet, vet itself reports and sets the
 // exit code (1 with findings; 0 with go vet -json).
 package driver
 
@@ -30,5 +31,13 @@ func Main() {
 		}
 		os.Args = append(os.Args[:1], os.Args[3:]...)
 	}
-	multichecker.Main(analyzer.New(config.Default())...)
+	analyzers := analyzer.New(config.Default())
+	switch sarif, err := wantsSARIF(os.Args[1:]); {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
+		os.Exit(2)
+	case sarif:
+		os.Exit(runSARIF(os.Args[1:], analyzers, os.Stdout, os.Stderr))
+	}
+	multichecker.Main(analyzers...)
 }
