@@ -46,19 +46,7 @@ func BenchmarkAppend(b *testing.B) {
 
 func benchAppend(b *testing.B, shape string, writers int, kind string) {
 	ctx := context.Background()
-	pool := benchPool(b, writers)
-	m, err := leasepkg.New(pool, leasepkg.DefaultConfig(leaseName))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	if err := m.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	l, err := m.Acquire(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	pool, m, l := benchLease(b, writers)
 
 	var seq atomic.Int64
 	key := func() string { return fmt.Sprintf("%s-%d", b.Name(), seq.Add(1)) }
@@ -127,19 +115,8 @@ func plainTx(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) e
 // reports the median and 99th percentile.
 func BenchmarkRenew(b *testing.B) {
 	ctx := context.Background()
-	pool := benchPool(b, 1)
-	m, err := leasepkg.New(pool, leasepkg.DefaultConfig(leaseName))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	if err := m.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	l, err := m.Acquire(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, m, l := benchLease(b, 1)
+	var err error
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
@@ -153,6 +130,26 @@ func BenchmarkRenew(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// benchLease returns a pool with room for writers on a fresh, migrated
+// database, a Manager on it, and a lease it holds.
+func benchLease(b *testing.B, writers int) (*pgxpool.Pool, *leasepkg.Manager, leasepkg.Lease) {
+	ctx := context.Background()
+	pool := benchPool(b, writers)
+	m, err := leasepkg.New(pool, leasepkg.DefaultConfig(leaseName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(m.Close)
+	if err := m.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	l, err := m.Acquire(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pool, m, l
 }
 
 func benchPool(b *testing.B, writers int) *pgxpool.Pool {

@@ -3,29 +3,13 @@ package clock_test
 import (
 	"testing"
 
-	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
-	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/clock"
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/internal/ruletest"
 	"github.com/leaseguard/leaseguard/internal/testdir"
 )
-
-func rule(t *testing.T, edit func(*config.Config)) *analysis.Analyzer {
-	t.Helper()
-	cfg := config.Default()
-	if edit != nil {
-		edit(cfg)
-	}
-	for _, a := range analyzer.New(cfg) {
-		if a.Name == clock.Name {
-			return a
-		}
-	}
-	t.Fatal("no clock analyzer")
-	return nil
-}
 
 func TestClock(t *testing.T) {
 	for _, tc := range []struct {
@@ -41,7 +25,7 @@ func TestClock(t *testing.T) {
 		{"a clock named by setting", func(c *config.Config) { c.Clock.Funcs = config.Patterns{"clock/extra.Ticks"} }, []string{"clock/extra"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			analysistest.Run(t, testdir.Root(), rule(t, tc.edit), tc.pkgs...)
+			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, clock.Name, tc.edit), tc.pkgs...)
 		})
 	}
 }

@@ -9,25 +9,11 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/imports"
+	"github.com/leaseguard/leaseguard/internal/ruletest"
 	"github.com/leaseguard/leaseguard/internal/testdir"
 )
 
 // rule returns a fresh imports analyzer whose settings edit changes.
-func rule(t *testing.T, edit func(*config.Config)) *analysis.Analyzer {
-	t.Helper()
-	cfg := config.Default()
-	if edit != nil {
-		edit(cfg)
-	}
-	for _, a := range analyzer.New(cfg) {
-		if a.Name == imports.Name {
-			return a
-		}
-	}
-	t.Fatal("no imports analyzer")
-	return nil
-}
-
 func TestImports(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -48,7 +34,7 @@ func TestImports(t *testing.T) {
 		{"packages that are not lease packages", nil, []string{"notlease", "release"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			analysistest.Run(t, testdir.Root(), rule(t, tc.edit), tc.pkgs...)
+			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, imports.Name, tc.edit), tc.pkgs...)
 		})
 	}
 }

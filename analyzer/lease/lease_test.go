@@ -5,26 +5,18 @@ import (
 
 	"golang.org/x/tools/go/analysis/analysistest"
 
-	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
+	"github.com/leaseguard/leaseguard/internal/ruletest"
 	"github.com/leaseguard/leaseguard/internal/testdir"
 )
 
 func TestDirectives(t *testing.T) {
-	for _, a := range analyzer.New(config.Default()) {
-		if a.Name == lease.Name {
-			analysistest.Run(t, testdir.Root(), a, "directives")
-			return
-		}
-	}
-	t.Fatal("no lease analyzer")
+	analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, lease.Name, nil), "directives")
 }
 
 func TestBadSettings(t *testing.T) {
-	cfg := config.Default()
-	cfg.Imports.Ban = config.Patterns{"example.com/..."}
-	l := analyzer.New(cfg)[0]
+	l := ruletest.Analyzer(t, lease.Name, func(c *config.Config) { c.Imports.Ban = config.Patterns{"example.com/..."} })
 	res := analysistest.Run(&recorder{T: t}, testdir.Root(), l, "directives")
 	if len(res) != 1 || res[0].Err == nil {
 		t.Fatalf("a ban with a wildcard ran without error: %+v", res)
