@@ -18,11 +18,12 @@ version=v2.15.0
 cache=${LEASEGUARD_CACHE:-$(go env GOCACHE)/leaseguard}/golangci-$version
 mkdir -p "$cache"
 
-key=$(git ls-files -s -- go.mod go.sum .custom-gcl.yml analyzer plugin | git hash-object --stdin)
-if ! git diff --quiet -- go.mod go.sum .custom-gcl.yml analyzer plugin 2>/dev/null ||
-	[ -n "$(git ls-files --others --exclude-standard -- analyzer plugin)" ]; then
+# The sources that go into the binary: the plugin's packages, not their tests.
+set -- go.mod go.sum .custom-gcl.yml analyzer plugin ':(exclude)*_test.go' ':(exclude)**/testdata/**'
+key=$(git ls-files -s -- "$@" | git hash-object --stdin)
+if ! git diff --quiet -- "$@" || [ -n "$(git ls-files --others --exclude-standard -- "$@")" ]; then
 	# Uncommitted changes: key on their content too.
-	key=$key-$( (git diff -- go.mod go.sum .custom-gcl.yml analyzer plugin; git ls-files --others --exclude-standard -z -- analyzer plugin | xargs -0r cat) | git hash-object --stdin)
+	key=$key-$( (git diff -- "$@"; git ls-files --others --exclude-standard -z -- "$@" | xargs -0r cat) | git hash-object --stdin)
 fi
 bin=$cache/custom-gcl-$key
 if [ -x "$bin" ]; then
