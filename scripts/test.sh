@@ -5,6 +5,7 @@
 # cluster that the tests start, or $LEASE_DATABASE_URL).
 set -eu
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh
 
 unformatted=$(git ls-files '*.go' | grep -v '/testdata/' | xargs gofmt -l)
 if [ -n "$unformatted" ]; then
