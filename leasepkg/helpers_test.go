@@ -50,6 +50,16 @@ func (d *db) manager(holder string, edit func(*leasepkg.Config)) *leasepkg.Manag
 	return m
 }
 
+// acquire acquires the lease for m and fails the test if it cannot.
+func (d *db) acquire(m *leasepkg.Manager) leasepkg.Lease {
+	d.t.Helper()
+	l, err := m.Acquire(context.Background())
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return l
+}
+
 // exec runs sql on the pool and fails the test on error.
 func (d *db) exec(sql string, args ...any) {
 	d.t.Helper()

@@ -14,10 +14,7 @@ func TestAcquire(t *testing.T) {
 	d := newDB(t)
 	a, b := d.manager("a", nil), d.manager("b", nil)
 
-	la, err := a.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	la := d.acquire(a)
 	if la.Epoch != 1 || la.Holder != "a" || la.Name != leaseName {
 		t.Fatalf("first acquisition = %v, want %s@1 (a)", la, leaseName)
 	}
@@ -31,10 +28,7 @@ func TestAcquire(t *testing.T) {
 
 	t.Run("takeover after expiry bumps the epoch", func(t *testing.T) {
 		d.expire()
-		lb, err := b.Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		lb := d.acquire(b)
 		if lb.Epoch != la.Epoch+1 || lb.Holder != "b" {
 			t.Fatalf("takeover = %v, want epoch %d held by b", lb, la.Epoch+1)
 		}
@@ -59,10 +53,7 @@ func TestRenew(t *testing.T) {
 			t.Parallel()
 			d := newDB(t)
 			m := d.manager("a", func(c *leasepkg.Config) { c.Policy = tc.policy })
-			l, err := m.Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := d.acquire(m)
 			before := d.count(`SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM worker_leases`)
 			r, err := m.Renew(ctx, l)
 			if err != nil {
@@ -91,17 +82,14 @@ func TestRenew(t *testing.T) {
 			t.Parallel()
 			d := newDB(t)
 			m := d.manager("a", nil)
-			l, err := m.Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := d.acquire(m)
 			if tc.lease != nil {
 				l = tc.lease(l)
 			}
 			if tc.prep != nil {
 				tc.prep(d)
 			}
-			_, err = m.Renew(ctx, l)
+			_, err := m.Renew(ctx, l)
 			if !errors.Is(err, leasepkg.ErrLeaseLost) {
 				t.Fatalf("renew: %v, want ErrLeaseLost", err)
 			}
@@ -117,10 +105,7 @@ func TestRelease(t *testing.T) {
 	ctx := context.Background()
 	d := newDB(t)
 	a, b := d.manager("a", nil), d.manager("b", nil)
-	la, err := a.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	la := d.acquire(a)
 	if err := a.Release(ctx, la); err != nil {
 		t.Fatal(err)
 	}
@@ -162,10 +147,7 @@ func TestClosedManager(t *testing.T) {
 	ctx := context.Background()
 	d := newDB(t)
 	m := d.manager("a", nil)
-	l, err := m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := d.acquire(m)
 	m.Close()
 	m.Close() // twice is fine
 	calls := map[string]error{

@@ -35,10 +35,7 @@ func TestAppendOrder(t *testing.T) {
 			m := d.manager("a", func(c *leasepkg.Config) {
 				c.Observer = leasepkg.ObserverFunc(func(e leasepkg.Event) { events = append(events, e) })
 			})
-			l, err := m.Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := d.acquire(m)
 			l.Epoch++ // move to epoch 2, so that a stale epoch (1) exists
 			d.exec(`UPDATE worker_leases SET epoch = 2`)
 			if tc.lease != nil {
@@ -47,7 +44,7 @@ func TestAppendOrder(t *testing.T) {
 			if tc.prep != nil {
 				tc.prep(d)
 			}
-			err = m.AppendOrder(ctx, l, order(1))
+			err := m.AppendOrder(ctx, l, order(1))
 			if !errors.Is(err, leasepkg.ErrStaleFence) {
 				t.Fatalf("AppendOrder: %v, want ErrStaleFence", err)
 			}
@@ -70,10 +67,7 @@ func TestAppendOrder(t *testing.T) {
 		t.Parallel()
 		d := newDB(t)
 		m := d.manager("a", nil)
-		l, err := m.Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := d.acquire(m)
 		if err := m.AppendOrder(ctx, l, order(1)); err != nil {
 			t.Fatal(err)
 		}
@@ -90,10 +84,7 @@ func TestAppendOrder(t *testing.T) {
 		t.Parallel()
 		d := newDB(t)
 		m := d.manager("a", nil)
-		l, err := m.Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := d.acquire(m)
 		if err := m.AppendOrder(ctx, l, order(1)); err != nil {
 			t.Fatal(err)
 		}
@@ -112,10 +103,7 @@ func TestAppendOrder(t *testing.T) {
 		t.Parallel()
 		d := newDB(t)
 		m := d.manager("a", nil)
-		l, err := m.Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := d.acquire(m)
 		if err := m.AppendOrder(ctx, l, leasepkg.Order{}); err == nil {
 			t.Fatal("empty key accepted")
 		}
@@ -124,7 +112,7 @@ func TestAppendOrder(t *testing.T) {
 		}
 		cancelled, cancel := context.WithCancel(ctx)
 		cancel()
-		err = m.AppendOrder(cancelled, l, order(2))
+		err := m.AppendOrder(cancelled, l, order(2))
 		if !errors.Is(err, context.Canceled) || errors.Is(err, leasepkg.ErrOutcomeUnknown) {
 			t.Fatalf("write on a cancelled context: %v, want context.Canceled and a known outcome", err)
 		}
@@ -141,10 +129,7 @@ func TestOutcomeUnknown(t *testing.T) {
 	ctx := context.Background()
 	d := newDB(t)
 	m := d.manager("a", nil)
-	l, err := m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := d.acquire(m)
 	// Hold the lease row so that the fenced statement waits once sent.
 	tx, err := d.pool.Begin(ctx)
 	if err != nil {
@@ -199,10 +184,7 @@ func TestFenceRowLockClosesRace(t *testing.T) {
 				leasepkg.WithoutRowLock(a)
 			}
 			b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
-			la, err := a.Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			la := d.acquire(a)
 
 			// 1. The old holder's write passes its fence and stays open.
 			tx, err := d.pool.Begin(ctx)
@@ -251,10 +233,7 @@ func TestFenceRowLockClosesRace(t *testing.T) {
 		t.Parallel()
 		d := newDB(t)
 		a := d.manager("a", nil)
-		la, err := a.Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		la := d.acquire(a)
 		// An epoch change in flight, held open. A takeover proper needs an
 		// expired row, which a writer's fence rejects before it ever asks for
 		// the lock, so the row is changed here without waiting for expiry:
@@ -298,14 +277,11 @@ func TestEpochPolicy(t *testing.T) {
 		}{{leasepkg.PerTerm, false}, {leasepkg.PerRenewal, true}} {
 			d := newDB(t)
 			m := d.manager("a", func(c *leasepkg.Config) { c.Policy = tc.policy })
-			l, err := m.Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := d.acquire(m)
 			if _, err := m.Renew(ctx, l); err != nil {
 				t.Fatal(err)
 			}
-			err = m.AppendOrder(ctx, l, order(1))
+			err := m.AppendOrder(ctx, l, order(1))
 			if got := errors.Is(err, leasepkg.ErrStaleFence); got != tc.rejected {
 				t.Errorf("%v: write with the pre-renewal token: %v, rejected=%v want %v", tc.policy, err, got, tc.rejected)
 			}
