@@ -5,9 +5,9 @@ package clock
 import (
 	"cmp"
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -72,12 +72,11 @@ func (f *ExecutesSQL) String() string {
 // leaseAnalyzer is the analyzer from lease.New on the same cfg.
 func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyzer {
 	a := &analysis.Analyzer{
-		Name:       Name,
-		Doc:        doc,
-		URL:        "https://github.com/leaseguard/leaseguard#clock",
-		Requires:   []*analysis.Analyzer{leaseAnalyzer, buildssa.Analyzer},
-		FactTypes:  []analysis.Fact{new(ReturnsClock), new(ExecutesSQL)},
-		ResultType: reflect.TypeFor[struct{}](),
+		Name:      Name,
+		Doc:       doc,
+		URL:       "https://github.com/leaseguard/leaseguard#clock",
+		Requires:  []*analysis.Analyzer{leaseAnalyzer, buildssa.Analyzer},
+		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL)},
 	}
 	a.Flags.Var(&cfg.Clock.Funcs, "funcs", "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method")
 	funcs := sync.OnceValue(func() map[string]bool {
@@ -91,7 +90,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
 		ssaInfo := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 		(&checker{pass: pass, extra: funcs()}).run(res, ssaInfo)
-		return struct{}{}, nil
+		return nil, nil
 	}
 	return a
 }
@@ -207,7 +206,7 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 func (c *checker) generated(pos token.Pos) bool {
 	for _, f := range c.pass.Files {
 		if f.FileStart <= pos && pos <= f.FileEnd {
-			return isGenerated(f)
+			return ast.IsGenerated(f)
 		}
 	}
 	return false

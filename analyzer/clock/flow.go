@@ -1,7 +1,6 @@
 package clock
 
 import (
-	"go/ast"
 	"go/token"
 	"go/types"
 
@@ -10,10 +9,7 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
-var (
-	isGenerated = ast.IsGenerated
-	errorType   = types.Universe.Lookup("error").Type()
-)
+var errorType = types.Universe.Lookup("error").Type()
 
 const why = ": the database clock must decide, not the process clock"
 
