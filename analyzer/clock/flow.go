@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
@@ -238,7 +239,7 @@ func (f *flow) runsSQL(instr ssa.Instruction, name string) {
 
 // sink records that a reaches an SQL argument.
 func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string) {
-	if isContext(a.Type()) {
+	if typesx.IsNamed(a.Type(), "context", "Context") {
 		return // a context carries deadlines, which schedule
 	}
 	l := f.get(a, at)
@@ -317,25 +318,14 @@ func reach(from *ssa.BasicBlock) map[*ssa.BasicBlock]bool {
 	return seen
 }
 
-func isContext(t types.Type) bool {
-	named, ok := t.(*types.Named)
-	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "context" && named.Obj().Name() == "Context"
-}
-
 // shortName is pkg.F or pkg.T.M, for messages.
 func shortName(fn *types.Func) string {
 	if fn == nil {
 		return "a function"
 	}
 	name := fn.Name()
-	if recv := fn.Signature().Recv(); recv != nil {
-		t := recv.Type()
-		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		if named, ok := t.(*types.Named); ok {
-			name = named.Obj().Name() + "." + name
-		}
+	if named := typesx.RecvNamed(fn); named != nil {
+		name = named.Obj().Name() + "." + name
 	}
 	if fn.Pkg() != nil {
 		name = fn.Pkg().Name() + "." + name

@@ -4,6 +4,8 @@ import (
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 )
 
 // clockRead reports whether calling fn reads the wall clock, and names it:
@@ -21,19 +23,13 @@ func (c *checker) clockRead(fn *types.Func) (string, bool) {
 			return "time." + fn.Name(), true
 		}
 	}
-	if fn.Name() == "Now" && sig.Params().Len() == 0 && sig.Results().Len() == 1 && isTime(sig.Results().At(0).Type()) {
+	if fn.Name() == "Now" && sig.Params().Len() == 0 && sig.Results().Len() == 1 && typesx.IsNamed(sig.Results().At(0).Type(), "time", "Time") {
 		return shortName(fn), true
 	}
 	if len(c.extra) > 0 && fn.Pkg() != nil {
 		key := fn.Pkg().Path() + "." + fn.Name()
-		if recv := sig.Recv(); recv != nil {
-			t := recv.Type()
-			if p, ok := t.(*types.Pointer); ok {
-				t = p.Elem()
-			}
-			if named, ok := t.(*types.Named); ok {
-				key = fn.Pkg().Path() + "." + named.Obj().Name() + "." + fn.Name()
-			}
+		if named := typesx.RecvNamed(fn); named != nil {
+			key = fn.Pkg().Path() + "." + named.Obj().Name() + "." + fn.Name()
 		}
 		if c.extra[key] {
 			return shortName(fn), true
@@ -50,11 +46,6 @@ func (c *checker) clockFunc(obj types.Object) (string, bool) {
 		return "", false
 	}
 	return c.clockRead(fn)
-}
-
-func isTime(t types.Type) bool {
-	named, ok := t.(*types.Named)
-	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "time" && named.Obj().Name() == "Time"
 }
 
 // schedules reports whether fn schedules rather than decides: timers,

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
@@ -269,18 +270,12 @@ func describe(obj types.Object) (target, use string) {
 		return "", ""
 	}
 	name := obj.Pkg().Name() + "." + obj.Name()
-	if fn, ok := obj.(*types.Func); ok {
-		if recv := fn.Signature().Recv(); recv != nil {
-			t := recv.Type()
-			if p, ok := t.(*types.Pointer); ok {
-				t = p.Elem()
-			}
-			named, ok := t.(*types.Named)
-			if !ok || !api[named.Obj().Name()] {
-				return "", ""
-			}
-			return obj.Pkg().Path(), obj.Pkg().Name() + "." + named.Obj().Name() + "." + obj.Name()
+	if fn, ok := obj.(*types.Func); ok && fn.Signature().Recv() != nil {
+		named := typesx.RecvNamed(fn)
+		if named == nil || !api[named.Obj().Name()] {
+			return "", ""
 		}
+		return obj.Pkg().Path(), obj.Pkg().Name() + "." + named.Obj().Name() + "." + obj.Name()
 	}
 	if obj.Parent() != obj.Pkg().Scope() || !api[obj.Name()] {
 		return "", ""

@@ -10,6 +10,8 @@ import (
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 )
 
 const (
@@ -55,14 +57,9 @@ func set(names ...string) map[string]bool {
 // database/sql method, or a method of an SQL shape declared by an
 // interface.
 func Method(fn *types.Func) bool {
-	sig := fn.Signature()
-	recv := sig.Recv()
-	if recv == nil {
+	t := typesx.Recv(fn)
+	if t == nil {
 		return false
-	}
-	t := recv.Type()
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
 	}
 	if named, ok := t.(*types.Named); ok && named.Obj().Pkg() != nil {
 		if byType := methods[named.Obj().Pkg().Path()]; byType != nil {
@@ -72,7 +69,7 @@ func Method(fn *types.Func) bool {
 	if !types.IsInterface(t) || !shaped[fn.Name()] {
 		return false
 	}
-	return SQLParam(sig) >= 0 && sig.Variadic()
+	return SQLParam(fn.Signature()) >= 0 && fn.Signature().Variadic()
 }
 
 // SQLParam returns the index of sig's SQL text parameter (the first string

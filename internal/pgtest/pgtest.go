@@ -280,15 +280,10 @@ func (s *Server) ctl(args ...string) error {
 func (s *Server) run(name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(filepath.Join(s.bin, name), args...)
 	cmd.Dir = filepath.Dir(s.dataDir)
-	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
-	}
+	// Credential runs the server as postgres under root (nil: as the caller).
 	// pg_ctl's server must not die with the test's process group on ^C
 	// before Main has had a chance to stop it; Setpgid keeps it apart.
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true}
 	return cmd.CombinedOutput()
 }
 
