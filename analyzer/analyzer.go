@@ -11,6 +11,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/clock"
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/fence"
 	"github.com/leaseguard/leaseguard/analyzer/imports"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
@@ -19,6 +20,6 @@ import (
 // analyzer, which selects lease packages and checks directives, then one
 // analyzer per rule.
 func New(cfg *config.Config) []*analysis.Analyzer {
-	l := lease.New(cfg, []string{imports.Name, clock.Name}) // the rules that //leaseguard:allow may name
-	return []*analysis.Analyzer{l, imports.New(cfg, l), clock.New(cfg, l)}
+	l := lease.New(cfg, []string{imports.Name, clock.Name, fence.Name}) // the rules that //leaseguard:allow may name
+	return []*analysis.Analyzer{l, imports.New(cfg, l), clock.New(cfg, l), fence.New(cfg, l)}
 }

@@ -12,6 +12,7 @@
 //	          lease: {packages: [example.com/app/lease/...]}
 //	          imports: {allow: [example.com/app/explain], strict: true}
 //	          clock: {funcs: [example.com/app/clockutil.Now]}
+//	          fence: {table: worker_leases, tables: [orders]}
 //
 // Unknown keys and bad values are errors.
 package plugin

@@ -18,7 +18,10 @@ func TestSettings(t *testing.T) {
 			"lease":   map[string]any{"packages": []any{"example.com/lease/..."}},
 			"imports": map[string]any{"ban": []any{"example.com/sdk"}, "allow": []any{"example.com/x"}, "strict": true},
 			"clock":   map[string]any{"funcs": []any{"example.com/c.Now"}},
+			"fence": map[string]any{"table": "leases", "tables": []any{"orders", "app.audit"},
+				"holder-column": "owner", "epoch-column": "term", "expiry-column": "valid_until"},
 		}, ""},
+		{"bad fence table", map[string]any{"fence": map[string]any{"tables": []any{"orders; drop"}}}, `fence.tables: "orders; drop" is not an SQL name`},
 		{"misspelled key", map[string]any{"imports": map[string]any{"stirct": true}}, `unknown field "stirct"`},
 		{"bad value", map[string]any{"imports": map[string]any{"ban": []any{"example.com/..."}}}, "a ban is a path prefix"},
 		{"wrong type", map[string]any{"imports": map[string]any{"strict": "yes"}}, "cannot unmarshal"},
@@ -35,7 +38,7 @@ func TestSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 			as, err := p.BuildAnalyzers()
-			if err != nil || len(as) != 3 {
+			if err != nil || len(as) != 4 {
 				t.Fatalf("BuildAnalyzers: %d analyzers, %v", len(as), err)
 			}
 		})

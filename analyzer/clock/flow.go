@@ -200,12 +200,8 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	// their parameters to SQL.
 	if m := sqlcall.Callee(common); m != nil {
 		f.runsSQL(instr, m.Name())
-		first := 0
-		if !common.IsInvoke() {
-			first = 1 // the receiver
-		}
 		sqlIndex := sqlcall.SQLParam(m.Signature())
-		for i, a := range common.Args[first:] {
+		for i, a := range sqlcall.Args(common) {
 			what := "an argument"
 			if i == sqlIndex {
 				what = "the SQL text"

@@ -26,7 +26,39 @@ type Config struct {
 	Imports Imports `json:"imports"`
 	// Clock configures the clock rule.
 	Clock Clock `json:"clock"`
+	// Fence configures the fence rule.
+	Fence Fence `json:"fence"`
 }
+
+// Fence configures the fence rule: which table holds the leases, what its
+// columns are called, and which tables' writes need a fence.
+type Fence struct {
+	// Table is the lease table. Default "": the table that the package's
+	// own renewal updates (an UPDATE that sets the expiry column and tests
+	// the holder column), else worker_leases. Flag -fence.table.
+	Table string `json:"table"`
+	// Tables are the guarded tables: only writes to them need a fence.
+	// Default none: a write to any table but the lease table needs one.
+	// Flag -fence.tables, comma separated.
+	Tables Names `json:"tables"`
+	// HolderColumn is the lease table's column naming the holder. Default
+	// "": holder. Flag -fence.holder-column.
+	HolderColumn string `json:"holder-column"`
+	// EpochColumn is the lease table's fencing-token column. Default "":
+	// epoch. Flag -fence.epoch-column.
+	EpochColumn string `json:"epoch-column"`
+	// ExpiryColumn is the lease table's expiry timestamp column. Default
+	// "": expires_at. Flag -fence.expiry-column.
+	ExpiryColumn string `json:"expiry-column"`
+}
+
+// The reference lease package's names, which the zero Fence settings mean.
+const (
+	DefaultLeaseTable   = "worker_leases"
+	DefaultHolderColumn = "holder"
+	DefaultEpochColumn  = "epoch"
+	DefaultExpiryColumn = "expires_at"
+)
 
 // Clock configures the clock rule.
 type Clock struct {
@@ -81,6 +113,23 @@ func (c *Config) Validate() error {
 			if err := checkPattern(p); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
 			}
+		}
+	}
+	for _, f := range []struct{ name, value string }{
+		{"fence.table", c.Fence.Table},
+		{"fence.holder-column", c.Fence.HolderColumn},
+		{"fence.epoch-column", c.Fence.EpochColumn},
+		{"fence.expiry-column", c.Fence.ExpiryColumn},
+	} {
+		if f.value != "" {
+			if err := checkName(f.value); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
+			}
+		}
+	}
+	for _, n := range c.Fence.Tables {
+		if err := checkName(n); err != nil {
+			errs = append(errs, fmt.Errorf("fence.tables: %w", err))
 		}
 	}
 	for _, p := range c.Imports.Ban {
@@ -153,3 +202,37 @@ func NewMatcher(patterns Patterns) *Matcher {
 
 // Match reports whether path matches.
 func (m *Matcher) Match(path string) bool { return m != nil && m.re.MatchString(path) }
+
+// Names is a list of SQL names (table, or schema.table), set from a flag as
+// a comma separated list.
+type Names []string
+
+// String joins the names with commas.
+func (n *Names) String() string { return strings.Join(*n, ",") }
+
+// Set replaces the list with the comma separated names in s, each checked.
+func (n *Names) Set(s string) error {
+	var list Names
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if err := checkName(f); err != nil {
+			return err
+		}
+		list = append(list, f)
+	}
+	*n = list
+	return nil
+}
+
+// sqlName is an unquoted SQL identifier, optionally qualified by one more.
+var sqlName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$`)
+
+func checkName(n string) error {
+	if !sqlName.MatchString(n) {
+		return fmt.Errorf("%q is not an SQL name: want an unquoted identifier, or schema.identifier", n)
+	}
+	return nil
+}

@@ -97,3 +97,35 @@ func Callee(call *ssa.CallCommon) *types.Func {
 	}
 	return fn
 }
+
+// Args returns call's arguments without the receiver of a static method
+// call, so that they line up with the method's declared parameters.
+func Args(call *ssa.CallCommon) []ssa.Value {
+	if !call.IsInvoke() && call.Signature().Recv() != nil {
+		return call.Args[1:]
+	}
+	return call.Args
+}
+
+// Receiver returns the value that call runs on: the interface value of an
+// invocation, or a static method call's receiver; nil for a function call.
+func Receiver(call *ssa.CallCommon) ssa.Value {
+	switch {
+	case call.IsInvoke():
+		return call.Value
+	case call.Signature().Recv() != nil:
+		return call.Args[0]
+	}
+	return nil
+}
+
+// Text returns the argument of call, a call of m (see [Callee]), that
+// carries the SQL text, or nil when m takes none (a prepared statement's
+// Exec, SendBatch, CopyFrom).
+func Text(call *ssa.CallCommon, m *types.Func) ssa.Value {
+	i := SQLParam(m.Signature())
+	if i < 0 {
+		return nil
+	}
+	return Args(call)[i]
+}

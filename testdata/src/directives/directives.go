@@ -13,7 +13,7 @@ var a = 1
 /* want `gives no reason` */ //leaseguard:allow imports --
 var b = 2
 
-/* want `//leaseguard:allow names unknown rule "clocks" \(rules: clock, imports\)` */ //leaseguard:allow clocks -- typo
+/* want `//leaseguard:allow names unknown rule "clocks" \(rules: clock, fence, imports\)` */ //leaseguard:allow clocks -- typo
 var c = 3
 
 /* want `//leaseguard:allow names no rule` */ //leaseguard:allow -- no rule

@@ -1,0 +1,186 @@
+package fence
+
+import (
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
+)
+
+// checkRows reports a fenced write sent by Exec whose rows affected are
+// never compared, or compared only after the transaction commits. A fence
+// that refuses the write makes it affect no rows and returns no error: the
+// count is the only verdict. Query and QueryRow report through the rows
+// they return, and a batch through its results, which are not followed.
+func (c *checker) checkRows(s *site) {
+	call, ok := s.call.(*ssa.Call)
+	if !ok || (s.fn.Name() != "Exec" && s.fn.Name() != "ExecContext") {
+		return
+	}
+	var result ssa.Value
+	for _, r := range *call.Referrers() {
+		if e, ok := r.(*ssa.Extract); ok && e.Index == 0 {
+			result = e
+		}
+	}
+	if result == nil {
+		c.reportRows(s, "the result of this fenced write is discarded: a fence that refuses the write affects no rows and returns no error; compare RowsAffected before commit")
+		return
+	}
+	checks := (&rowsFlow{c: c, memo: make(map[*ssa.Parameter]bool)}).checks(result)
+	if len(checks) == 0 {
+		c.reportRows(s, "the rows affected by this fenced write are never compared: a fence that refuses the write affects no rows and returns no error")
+		return
+	}
+	// Every commit of the same transaction in this function must come
+	// after a check.
+	recv := sqlcall.Receiver(call.Common())
+	if recv == nil || !isTxLike(recv.Type()) {
+		return
+	}
+	for _, b := range call.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			commit, ok := instr.(ssa.CallInstruction)
+			if !ok || !isCommit(commit.Common(), recv) || !precedes(call, commit) {
+				continue
+			}
+			checked := false
+			for _, ck := range checks {
+				checked = checked || precedes(ck, commit)
+			}
+			if !checked {
+				c.reportRows(s, "the transaction commits before the rows affected by this fenced write are compared: a refused write commits with the rest")
+				return
+			}
+		}
+	}
+}
+
+func (c *checker) reportRows(s *site, msg string) {
+	c.report(s, text{}, problem{off: -1, msg: msg})
+}
+
+// isCommit reports whether call commits the transaction tx.
+func isCommit(call *ssa.CallCommon, tx ssa.Value) bool {
+	if call.IsInvoke() {
+		return call.Method.Name() == "Commit" && call.Value == tx
+	}
+	fn := call.StaticCallee()
+	return fn != nil && fn.Name() == "Commit" && fn.Signature.Recv() != nil && len(call.Args) > 0 && call.Args[0] == tx
+}
+
+// rowsFlow follows a command tag or sql.Result to where its rows affected
+// are compared.
+type rowsFlow struct {
+	c    *checker
+	memo map[*ssa.Parameter]bool
+}
+
+// checks returns the instructions of v's function at which v's rows
+// affected are compared, or at which v goes where this cannot follow (a
+// call outside the package, a return, a store), which count as checks.
+func (f *rowsFlow) checks(v ssa.Value) []ssa.Instruction {
+	var out []ssa.Instruction
+	seen := make(map[ssa.Value]bool)
+	var visit func(v ssa.Value)
+	visit = func(v ssa.Value) {
+		if seen[v] {
+			return
+		}
+		seen[v] = true
+		for _, r := range *v.Referrers() {
+			switch r := r.(type) {
+			case *ssa.Phi:
+				visit(r)
+			case *ssa.MakeInterface:
+				visit(r)
+			case *ssa.ChangeType:
+				visit(r)
+			case *ssa.Return, *ssa.Store, *ssa.MapUpdate, *ssa.Send:
+				out = append(out, r)
+			case ssa.CallInstruction:
+				if f.passes(r, v) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	visit(v)
+	return out
+}
+
+// passes reports whether instr, which takes v, checks v's rows affected:
+// it calls RowsAffected on v and compares the count, or hands v to a
+// function that does (or that this cannot see into).
+func (f *rowsFlow) passes(instr ssa.CallInstruction, v ssa.Value) bool {
+	call := instr.Common()
+	fn := call.StaticCallee()
+	if sqlcall.Receiver(call) == v {
+		name := ""
+		if call.IsInvoke() {
+			name = call.Method.Name()
+		} else if fn != nil {
+			name = fn.Name()
+		}
+		count, ok := instr.(*ssa.Call)
+		return ok && name == "RowsAffected" && compared(count)
+	}
+	if fn == nil || fn.Pkg != f.c.texts.pkg || fn.Blocks == nil {
+		return true // beyond sight: assume it checks
+	}
+	for i, a := range call.Args {
+		if a == v && f.param(fn.Params[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *rowsFlow) param(p *ssa.Parameter) bool {
+	if done, ok := f.memo[p]; ok {
+		return done
+	}
+	f.memo[p] = false // a recursive call does not check by itself
+	ok := len(f.checks(p)) > 0
+	f.memo[p] = ok
+	return ok
+}
+
+// compared reports whether the count v is compared, or goes where this
+// cannot follow.
+func compared(v ssa.Value) bool {
+	seen := make(map[ssa.Value]bool)
+	var visit func(v ssa.Value) bool
+	visit = func(v ssa.Value) bool {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+		for _, r := range *v.Referrers() {
+			switch r := r.(type) {
+			case *ssa.BinOp:
+				switch r.Op {
+				case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+					return true
+				}
+			case *ssa.Extract:
+				if r.Index == 0 && visit(r) {
+					return true
+				}
+			case *ssa.Phi:
+				if visit(r) {
+					return true
+				}
+			case *ssa.Convert:
+				if visit(r) {
+					return true
+				}
+			case *ssa.Return, *ssa.Store, ssa.CallInstruction:
+				return true
+			}
+		}
+		return false
+	}
+	return visit(v)
+}

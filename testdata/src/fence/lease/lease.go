@@ -1,0 +1,103 @@
+//leaseguard:lease
+
+// Package lease has statements on the lease table itself: renewals and
+// acquisitions must set and test expiry with the database clock, and lease
+// rows are never deleted.
+package lease
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+var pool *pgxpool.Pool
+
+const renewParamSQL = `UPDATE worker_leases
+   SET expires_at = $4
+ WHERE name = $1 AND holder = $2 AND epoch = $3
+   AND expires_at > clock_timestamp()`
+
+func renewWithProcessExpiry(ctx context.Context, at time.Time) {
+	_, _ = pool.Exec(ctx, renewParamSQL, "a", "h", 1, at) // want `UPDATE of worker_leases sets expires_at from \$4, a time the process chose: compute it from clock_timestamp\(\)`
+}
+
+const renewTestParamSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp() + interval '15 seconds'
+ WHERE name = $1 AND holder = $2 AND epoch = $3
+   AND expires_at > $4`
+
+func renewTestedByProcess(ctx context.Context, now time.Time) {
+	_, _ = pool.Exec(ctx, renewTestParamSQL, "a", "h", 1, now) // want `UPDATE of worker_leases tests expires_at against \$4, a time the process chose: compare it with clock_timestamp\(\)`
+}
+
+const renewUntestedSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp() + interval '15 seconds'
+ WHERE name = $1 AND holder = $2 AND epoch = $3`
+
+func renewUntested(ctx context.Context) {
+	_, _ = pool.Exec(ctx, renewUntestedSQL, "a", "h", 1) // want `renewal does not test expires_at > clock_timestamp\(\): it revives a lease that has expired`
+}
+
+const takeoverParamSQL = `UPDATE worker_leases
+   SET holder = $2, epoch = epoch + 1, expires_at = clock_timestamp() + interval '15 seconds'
+ WHERE name = $1 AND expires_at <= $3`
+
+func takeoverByProcessClock(ctx context.Context, now time.Time) {
+	_, _ = pool.Exec(ctx, takeoverParamSQL, "a", "h", now) // want `UPDATE of worker_leases tests expires_at against \$3, a time the process chose`
+}
+
+func acquireWithProcessExpiry(ctx context.Context, at time.Time) {
+	_, _ = pool.Exec(ctx, `INSERT INTO worker_leases (name, holder, epoch, expires_at) VALUES ($1, $2, 1, $3) ON CONFLICT (name) DO NOTHING`, "a", "h", at) // want `INSERT into worker_leases sets expires_at from \$3, a time the process chose`
+}
+
+const upsertSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at)
+VALUES ($1, $2, 1, clock_timestamp() + interval '15 seconds')
+ON CONFLICT (name) DO UPDATE SET expires_at = $3`
+
+func upsertWithProcessExpiry(ctx context.Context, at time.Time) {
+	_, _ = pool.Exec(ctx, upsertSQL, "a", "h", at) // want `INSERT into worker_leases sets expires_at from \$3`
+}
+
+func releaseByDelete(ctx context.Context) {
+	_, _ = pool.Exec(ctx, `DELETE FROM worker_leases WHERE name = $1 AND holder = $2`, "a", "h") // want `DELETE from worker_leases restarts the epoch and reuses fencing tokens: release by expiring the row instead`
+}
+
+func truncate(ctx context.Context) {
+	_, _ = pool.Exec(ctx, `TRUNCATE worker_leases`) // want `TRUNCATE of worker_leases restarts the epoch and reuses fencing tokens`
+}
+
+// ok: the reference package's statements.
+const (
+	takeoverSQL = `UPDATE worker_leases
+   SET holder = $2, epoch = epoch + 1,
+       expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
+ WHERE name = $1 AND expires_at <= clock_timestamp()
+RETURNING epoch`
+	firstSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at)
+VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond')
+ON CONFLICT (name) DO NOTHING
+RETURNING epoch`
+	renewSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
+ WHERE name = $1 AND holder = $2 AND epoch = $3
+   AND expires_at > clock_timestamp()
+RETURNING epoch`
+	releaseSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp()
+ WHERE name = $1 AND holder = $2 AND epoch = $3
+   AND expires_at > clock_timestamp()`
+	upsertExcludedSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at)
+VALUES ($1, $2, 1, clock_timestamp() + interval '15 seconds')
+ON CONFLICT (name) DO UPDATE SET expires_at = EXCLUDED.expires_at`
+)
+
+func reference(ctx context.Context) {
+	var epoch int64
+	_ = pool.QueryRow(ctx, takeoverSQL, "a", "h", 15000).Scan(&epoch)
+	_ = pool.QueryRow(ctx, firstSQL, "a", "h", 15000).Scan(&epoch)
+	_ = pool.QueryRow(ctx, renewSQL, "a", "h", 1, 15000).Scan(&epoch)
+	_, _ = pool.Exec(ctx, releaseSQL, "a", "h", 1)
+	_, _ = pool.Exec(ctx, upsertExcludedSQL, "a", "h")
+}
