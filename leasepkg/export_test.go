@@ -14,3 +14,8 @@ func WithoutRowLock(m *Manager) {
 		*s = weak
 	}
 }
+
+// WithAppendSQL makes m send sql for AppendOrder and AppendOrderTx, with
+// the same parameters as its own fenced statement: to run another fence
+// against the database.
+func WithAppendSQL(m *Manager, sql string) { m.appendSQL = sql }

@@ -170,60 +170,15 @@ func TestFenceRowLockClosesRace(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name      string
-		weaken    bool
+		weaken    func(*leasepkg.Manager)
 		wantStale int
 	}{
-		{"with the row lock the takeover waits", false, 0},
-		{"without the row lock the stale write lands", true, 1},
+		{"with the row lock the takeover waits", nil, 0},
+		{"without the row lock the stale write lands", leasepkg.WithoutRowLock, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := newDB(t)
-			a := d.manager("a", nil)
-			if tc.weaken {
-				leasepkg.WithoutRowLock(a)
-			}
-			b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
-			la := d.acquire(a)
-
-			// 1. The old holder's write passes its fence and stays open.
-			tx, err := d.pool.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback(ctx)
-			if err := a.AppendOrderTx(ctx, tx, la, order(1)); err != nil {
-				t.Fatal(err)
-			}
-
-			// 2. The lease expires and b takes it over.
-			d.expire()
-			taken := make(chan error, 1)
-			go func() { _, err := b.Acquire(ctx); taken <- err }()
-			if !tc.weaken {
-				d.waitForLockWait("UPDATE worker_leases")
-				select {
-				case err := <-taken:
-					t.Fatalf("takeover finished while a fenced write held the row: %v", err)
-				default:
-				}
-			} else if err := <-taken; err != nil {
-				t.Fatalf("takeover: %v", err)
-			}
-
-			// 3. The old write commits.
-			if err := tx.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if !tc.weaken {
-				if err := <-taken; err != nil {
-					t.Fatalf("takeover after the write committed: %v", err)
-				}
-			}
-			if got := d.epoch(); got != la.Epoch+1 {
-				t.Fatalf("lease epoch %d after takeover, want %d", got, la.Epoch+1)
-			}
-			if got := d.staleOrders(); got != tc.wantStale {
+			if got := raceTakeover(t, tc.weaken, tc.weaken == nil); got != tc.wantStale {
 				t.Fatalf("%d orders committed after the takeover of their epoch, want %d", got, tc.wantStale)
 			}
 		})
@@ -342,4 +297,64 @@ func TestEpochPolicy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// raceTakeover forces the READ COMMITTED interleaving that a fence's row
+// lock exists to close: the holder's fenced write passes its fence and stays
+// open while the lease expires (with time, by the database's clock) and
+// another holder takes over; then the write commits. edit, if not nil, changes the holder's Manager first (to
+// weaken its fence). locked says whether the fence is expected to make the
+// takeover wait for the write. It returns how many orders committed after
+// the takeover of their epoch.
+func raceTakeover(t *testing.T, edit func(*leasepkg.Manager), locked bool) int {
+	t.Helper()
+	ctx := context.Background()
+	d := newDB(t)
+	// A short TTL, so that the lease can expire with time rather than by an
+	// update of its row, which a fence under FOR SHARE would make wait.
+	a := d.manager("a", func(c *leasepkg.Config) { c.TTL, c.RenewInterval = 2*time.Second, 500*time.Millisecond })
+	if edit != nil {
+		edit(a)
+	}
+	b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
+	la := d.acquire(a)
+
+	// 1. The old holder's write passes its fence and stays open.
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if err := a.AppendOrderTx(ctx, tx, la, order(1)); err != nil {
+		t.Fatal(err)
+	}
+
+	// 2. The lease expires and b takes it over.
+	d.poll("the lease to expire", `SELECT expires_at <= clock_timestamp() FROM worker_leases WHERE name = $1`, leaseName)
+	taken := make(chan error, 1)
+	go func() { _, err := b.Acquire(ctx); taken <- err }()
+	if locked {
+		d.waitForLockWait("UPDATE worker_leases")
+		select {
+		case err := <-taken:
+			t.Fatalf("takeover finished while a fenced write held the row: %v", err)
+		default:
+		}
+	} else if err := <-taken; err != nil {
+		t.Fatalf("takeover: %v", err)
+	}
+
+	// 3. The old write commits.
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if locked {
+		if err := <-taken; err != nil {
+			t.Fatalf("takeover after the write committed: %v", err)
+		}
+	}
+	if got := d.epoch(); got != la.Epoch+1 {
+		t.Fatalf("lease epoch %d after takeover, want %d", got, la.Epoch+1)
+	}
+	return d.staleOrders()
 }

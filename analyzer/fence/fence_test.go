@@ -22,6 +22,14 @@ func TestFence(t *testing.T) {
 		{"correct fences in several shapes", nil, []string{"fence/fenced"}},
 		{"FOR KEY SHARE where a schema makes the epoch a key", nil, []string{"fence/keyshare", "fence/keyindex", "fence/keypartial"}},
 		{"statements on the lease table", nil, []string{"fence/lease"}},
+		{"rows affected of fenced writes", nil, []string{"fence/rows"}},
+		{"SQL built from parts", nil, []string{"fence/text"}},
+		{"only the tables named by setting", func(c *config.Config) { c.Fence.Tables = config.Names{"orders", "billing.invoices"} }, []string{"fence/tables"}},
+		{"lease table and columns named by setting", func(c *config.Config) {
+			c.Fence = config.Fence{Table: "leadership", HolderColumn: "owner", EpochColumn: "term", ExpiryColumn: "valid_until"}
+		}, []string{"fence/columns"}},
+		{"not a lease package", nil, []string{"fence/notlease"}},
+		{"the fences that leasepkg runs on PostgreSQL", nil, []string{"fence/proof"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, tc.edit), tc.pkgs...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -15,6 +16,7 @@ import (
 type parsed struct {
 	stmts []*pg_query.RawStmt
 	err   error  // the parser's error; stmts is nil then
+	sql   string // the text as written
 	src   string // the text the parser read
 
 	// The parser reads the text with pgx named arguments (@name) turned
@@ -44,9 +46,9 @@ func parse(sql string) *parsed {
 	src, shifts := namedArgs(sql)
 	tree, err := pg_query.Parse(src)
 	if err != nil {
-		return &parsed{err: err, src: src, shifts: shifts}
+		return &parsed{err: err, sql: sql, src: src, shifts: shifts}
 	}
-	return &parsed{stmts: tree.Stmts, src: src, shifts: shifts}
+	return &parsed{stmts: tree.Stmts, sql: sql, src: src, shifts: shifts}
 }
 
 // namedArgs rewrites pgx named arguments (@name, as pgx.NamedArgs binds
@@ -91,6 +93,20 @@ func namedArgs(sql string) (string, []shift) {
 	}
 	b.WriteString(sql[last:])
 	return b.String(), shifts
+}
+
+// spell returns a parameter as written at rewritten offset loc ($3, or
+// @name for a pgx named argument), or fallback.
+func (p *parsed) spell(loc int, fallback string) string {
+	o := p.orig(loc)
+	if o < 0 || o >= len(p.sql) || (p.sql[o] != '@' && p.sql[o] != '$') {
+		return fallback
+	}
+	end := o + 1
+	for end < len(p.sql) && (p.sql[end] == '_' || unicode.IsLetter(rune(p.sql[end])) || unicode.IsDigit(rune(p.sql[end]))) {
+		end++
+	}
+	return p.sql[o:end]
 }
 
 // position returns the line and column (1-based, in bytes) of offset off

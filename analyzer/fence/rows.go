@@ -20,7 +20,7 @@ func (c *checker) checkRows(s *site) {
 	}
 	var result ssa.Value
 	for _, r := range *call.Referrers() {
-		if e, ok := r.(*ssa.Extract); ok && e.Index == 0 {
+		if e, ok := r.(*ssa.Extract); ok && e.Index == 0 && used(e) {
 			result = e
 		}
 	}
@@ -183,4 +183,14 @@ func compared(v ssa.Value) bool {
 		return false
 	}
 	return visit(v)
+}
+
+// used reports whether anything but debug information refers to v.
+func used(v ssa.Value) bool {
+	for _, r := range *v.Referrers() {
+		if _, ok := r.(*ssa.DebugRef); !ok {
+			return true
+		}
+	}
+	return false
 }

@@ -149,7 +149,7 @@ func (n *names) checkWrite(p *parsed, raw *pg_query.RawStmt, st *statement, verb
 	switch {
 	case best.clock == paramClock:
 		st.problems = append(st.problems, problem{off: p.orig(best.clockLoc),
-			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.expiry, best.clockText)})
+			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.expiry, p.spell(best.clockLoc, best.clockText))})
 	case best.clock == txClock && !first:
 		st.problems = append(st.problems, problem{off: p.orig(best.clockLoc),
 			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", n.expiry, best.clockText)})
@@ -211,7 +211,7 @@ func (n *names) checkLeaseUpdate(p *parsed, st *statement, s *pg_query.UpdateStm
 	tests.add(s.WhereClause)
 	if tests.paramText != "" {
 		st.problems = append(st.problems, problem{off: p.orig(tests.paramLoc),
-			msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, tests.paramText)})
+			msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.spell(tests.paramLoc, tests.paramText))})
 		return
 	}
 	if sets && tests.holder && tests.clock == noClock && !tests.maybe {
@@ -257,7 +257,7 @@ func (n *names) checkExpiryValue(p *parsed, st *statement, verb string, val *pg_
 	}
 	if kind == paramClock {
 		st.problems = append(st.problems, problem{off: p.orig(loc),
-			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, n.expiry, text)})
+			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, n.expiry, p.spell(at, text))})
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.orig(loc),

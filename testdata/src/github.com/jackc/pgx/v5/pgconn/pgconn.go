@@ -6,3 +6,6 @@ type CommandTag struct{ n int64 }
 
 // RowsAffected returns the rows affected.
 func (t CommandTag) RowsAffected() int64 { return t.n }
+
+// String returns the tag's text.
+func (t CommandTag) String() string { return "" }
