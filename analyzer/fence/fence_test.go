@@ -29,6 +29,8 @@ func TestFence(t *testing.T) {
 			c.Fence = config.Fence{Table: "leadership", HolderColumn: "owner", EpochColumn: "term", ExpiryColumn: "valid_until"}
 		}, []string{"fence/columns"}},
 		{"not a lease package", nil, []string{"fence/notlease"}},
+		{"the lease table found from the renewal", nil, []string{"fence/discover"}},
+		{"cases it knowingly misses", nil, []string{"fence/limitations"}},
 		{"the fences that leasepkg runs on PostgreSQL", nil, []string{"fence/proof"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 var pool *pgxpool.Pool
 
 func writes(ctx context.Context) {
-	_, _ = pool.Exec(ctx, `INSERT INTO orders (payload) VALUES ($1)`, "x")        // want `INSERT into orders is not fenced`
+	_, _ = pool.Exec(ctx, `INSERT INTO orders (payload) VALUES ($1)`, "x")       // want `INSERT into orders is not fenced`
 	_, _ = pool.Exec(ctx, `INSERT INTO billing.invoices (total) VALUES ($1)`, 1) // want `INSERT into invoices is not fenced`
 	_, _ = pool.Exec(ctx, `INSERT INTO page_views (path) VALUES ($1)`, "/")      // ok: not a guarded table
 	_, _ = pool.Exec(ctx, `UPDATE sessions SET seen = now() WHERE id = $1`, 1)   // ok: not a guarded table
