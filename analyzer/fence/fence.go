@@ -104,7 +104,7 @@ type site struct {
 func (c *checker) run(info *buildssa.SSA) {
 	c.parses = make(map[string]*parsed)
 	c.seen = make(map[string]bool)
-	funcs := append(info.SrcFuncs, info.Pkg.Func("init"))
+	funcs := slices.Concat(info.SrcFuncs, []*ssa.Function{info.Pkg.Func("init")})
 	c.texts = newTexts(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
 	c.consts = constDecls(c.pass)
 
@@ -315,9 +315,9 @@ func (c *checker) learn(sites []*site) *names {
 		}
 	}
 	if c.cfg.Table != "" {
-		_, table, _ := strings.Cut("."+strings.ToLower(c.cfg.Table), ".")
+		table := strings.ToLower(c.cfg.Table)
 		if i := strings.LastIndexByte(table, '.'); i >= 0 {
-			table = table[i+1:]
+			table = table[i+1:] // relations are matched by name
 		}
 		n.leases[table] = true
 	} else {

@@ -247,7 +247,7 @@ func (t *tests) compare(op string, col, other *pg_query.Node) {
 		if kind == paramClock && t.paramText == "" {
 			t.paramText, t.paramLoc = text, loc
 		}
-		if (op == ">" || op == ">=") && kind > t.clock && !(t.clock != noClock && kind == paramClock) {
+		if (op == ">" || op == ">=") && kind > t.clock && (t.clock == noClock || kind != paramClock) {
 			t.clock, t.clockText, t.clockLoc = kind, text, loc
 		}
 	}

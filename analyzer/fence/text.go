@@ -323,7 +323,6 @@ func (t *texts) sprintf(call *ssa.CallCommon) ([]text, bool) {
 		return nil, false
 	}
 	// Each argument is a set of alternatives; the texts are every choice.
-	choices := []text{{exact: true}}
 	var vals [][]any
 	for _, a := range args {
 		if mi, ok := a.(*ssa.MakeInterface); ok {
@@ -360,7 +359,6 @@ func (t *texts) sprintf(call *ssa.CallCommon) ([]text, bool) {
 			}
 		}
 	}
-	_ = choices
 	return out, true
 }
 
@@ -427,7 +425,11 @@ func join(xs, ys []text) []text {
 	var out []text
 	for _, x := range xs {
 		for _, y := range ys {
-			out = append(out, text{sql: x.sql + y.sql, exact: x.exact && y.exact, at: x.at})
+			at := x.at
+			if at == nil {
+				at = y.at
+			}
+			out = append(out, text{sql: x.sql + y.sql, exact: x.exact && y.exact, at: at})
 		}
 	}
 	return out
@@ -450,8 +452,8 @@ func isString(t types.Type) bool {
 	return ok && b.Info()&types.IsString != 0
 }
 
-// embeds reads the files that //go:embed puts into string and []byte
-// variables of the package. Reading them here is safe for go vet's cache:
+// embeds reads the files that //go:embed puts into string variables of
+// the package. Reading them here is safe for go vet's cache:
 // vet keys a package's result on its compile action, whose key covers the
 // embedded files' contents.
 func embeds(fset *token.FileSet, files []*ast.File, info *types.Info) map[*types.Var]string {
