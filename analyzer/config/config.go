@@ -150,19 +150,28 @@ func (p *Patterns) String() string { return strings.Join(*p, ",") }
 // Set replaces the list with the comma separated patterns in s, each
 // checked.
 func (p *Patterns) Set(s string) error {
-	var list Patterns
+	list, err := splitChecked(s, checkPattern)
+	if err == nil {
+		*p = list
+	}
+	return err
+}
+
+// splitChecked splits a comma separated list, drops empty entries, and
+// checks each.
+func splitChecked(s string, check func(string) error) ([]string, error) {
+	var list []string
 	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		if err := checkPattern(f); err != nil {
-			return err
+		if err := check(f); err != nil {
+			return nil, err
 		}
 		list = append(list, f)
 	}
-	*p = list
-	return nil
+	return list, nil
 }
 
 func checkPattern(p string) error {
@@ -212,19 +221,11 @@ func (n *Names) String() string { return strings.Join(*n, ",") }
 
 // Set replaces the list with the comma separated names in s, each checked.
 func (n *Names) Set(s string) error {
-	var list Names
-	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if err := checkName(f); err != nil {
-			return err
-		}
-		list = append(list, f)
+	list, err := splitChecked(s, checkName)
+	if err == nil {
+		*n = list
 	}
-	*n = list
-	return nil
+	return err
 }
 
 // sqlName is an unquoted SQL identifier, optionally qualified by one more.

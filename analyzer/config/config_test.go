@@ -62,3 +62,24 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesSet(t *testing.T) {
+	t.Parallel()
+	var n config.Names
+	if err := n.Set(" orders , billing.invoices ,"); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.String(); got != "orders,billing.invoices" {
+		t.Fatalf("Set then String = %q", got)
+	}
+	for _, bad := range []string{"orders; drop", "a.b.c", `"Quoted"`, "1st"} {
+		if err := n.Set(bad); err == nil || !strings.Contains(err.Error(), "is not an SQL name") {
+			t.Errorf("Set(%q): %v, want an error", bad, err)
+		}
+	}
+	c := config.Default()
+	c.Fence.EpochColumn = "term-id"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "fence.epoch-column") {
+		t.Errorf("Validate with a bad column: %v", err)
+	}
+}
