@@ -17,7 +17,9 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
+	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // Name is the rule's name: its analyzer name, flag prefix, diagnostic
@@ -75,7 +77,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Name:      Name,
 		Doc:       doc,
 		URL:       "https://github.com/leaseguard/leaseguard#clock",
-		Requires:  []*analysis.Analyzer{leaseAnalyzer, buildssa.Analyzer},
+		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL)},
 	}
 	a.Flags.Var(&cfg.Clock.Funcs, "funcs", "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method")
@@ -88,8 +90,15 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 	})
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
-		ssaInfo := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
-		(&checker{pass: pass, extra: funcs()}).run(res, ssaInfo)
+		c := &checker{pass: pass, extra: funcs()}
+		if !res.Lease && !c.mayMatter() {
+			return nil, nil // no fact and no finding can come from it: no SSA
+		}
+		ssaInfo, err := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
+		if err != nil {
+			return nil, err
+		}
+		c.run(res, ssaInfo)
 		return nil, nil
 	}
 	return a
@@ -253,4 +262,27 @@ func (c *checker) analyze(fn *ssa.Function) []finding {
 		}
 	}
 	return f.finish()
+}
+
+// mayMatter reports whether a package that is no lease package can give a
+// fact: whether any identifier in it names a clock read, a method that
+// executes SQL, or a function that a fact marks as returning a clock value
+// or executing SQL. Facts derive only from those, so a package without one
+// (most of any dependency graph) is not built into SSA at all.
+func (c *checker) mayMatter() bool {
+	for _, obj := range c.pass.TypesInfo.Uses {
+		fn, ok := obj.(*types.Func)
+		if !ok {
+			continue
+		}
+		fn = fn.Origin()
+		if _, ok := c.clockRead(fn); ok || sqlcall.Method(fn) {
+			return true
+		}
+		if fn.Pkg() != nil && fn.Pkg() != c.pass.Pkg &&
+			(c.pass.ImportObjectFact(fn, new(ReturnsClock)) || c.pass.ImportObjectFact(fn, new(ExecutesSQL))) {
+			return true
+		}
+	}
+	return false
 }

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
@@ -55,7 +56,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Name:     Name,
 		Doc:      doc,
 		URL:      "https://github.com/leaseguard/leaseguard#fence",
-		Requires: []*analysis.Analyzer{leaseAnalyzer, buildssa.Analyzer},
+		Requires: []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 	}
 	f := &cfg.Fence
 	a.Flags.StringVar(&f.Table, "table", f.Table, "the lease table (default: the table the package's renewal updates, else "+config.DefaultLeaseTable+")")
@@ -74,8 +75,12 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		if err != nil {
 			return nil, err
 		}
+		info, err := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
+		if err != nil {
+			return nil, err
+		}
 		c := &checker{pass: pass, rep: res.Reporter(pass, Name), cfg: f}
-		c.run(pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA))
+		c.run(info)
 		c.rep.Finish()
 		return nil, nil
 	}
