@@ -33,7 +33,8 @@ mkdir -p "$out/bin"
 gcl=$("$root/scripts/golangci.sh")
 
 # 2. The corpus, as a main module of its own, its dependencies downloaded
-#    and compiled (so that every measured run hits the compile cache).
+#    and compiled (so that every measured run hits the compile cache; the
+#    first round would otherwise pay for compiling test dependencies).
 dir=$out/corpus-$(echo "$corpus" | tr '/@' '__')
 if [ ! -d "$dir" ]; then
 	src=$(cd "$out" && go mod download -json "$corpus" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
@@ -45,7 +46,9 @@ fi
 cd "$dir"
 export GOFLAGS=-mod=mod GOWORK=off
 go mod download
-go build ./... >/dev/null
+# Compile everything that vet will read export data of, test variants
+# included, with a go vet run that is not measured.
+go vet -vettool="$out/bin/noopvet" ./... >/dev/null
 echo "corpus: $corpus: $(go list ./... | wc -l) packages, $(go list -deps ./... | wc -l) with dependencies" >&2
 
 cat >"$out/golangci.yml" <<'YML'
