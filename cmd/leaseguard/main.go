@@ -1,5 +1,6 @@
 // Command leaseguard checks lease packages: no HTTP client or model SDK in
-// the write path, directly or transitively.
+// the write path, directly or transitively; no process clock deciding a
+// write; and every write fenced, under a row lock, by the database's clock.
 //
 //	go vet -vettool=$(command -v leaseguard) ./...
 //	leaseguard ./...

@@ -23,7 +23,7 @@ type SSA struct {
 // Get returns the package's SSA form, building it on the first call.
 func (s *SSA) Get() (*buildssa.SSA, error) { return s.get() }
 
-// Analyzer's result is a *SSA for the package. It requires what buildssa
+// Analyzer returns a *SSA for the package. It requires what buildssa
 // requires (ctrlflow, whose facts tell SSA which calls never return), and
 // builds with buildssa's own code.
 var Analyzer = &analysis.Analyzer{
