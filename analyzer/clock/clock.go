@@ -213,12 +213,8 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 }
 
 func (c *checker) generated(pos token.Pos) bool {
-	for _, f := range c.pass.Files {
-		if f.FileStart <= pos && pos <= f.FileEnd {
-			return ast.IsGenerated(f)
-		}
-	}
-	return false
+	f := lease.File(c.pass, pos)
+	return f != nil && ast.IsGenerated(f)
 }
 
 // rootDesc returns the clock read a description starts from.

@@ -93,10 +93,12 @@ type checker struct {
 	cfg  config.Fence
 
 	texts  *texts
-	parses map[string]*parsed // each text parsed once
-	consts map[string][]ast.Expr
-	names  *names
-	seen   map[string]bool // reports made: a statement reached twice reports once
+	parses map[string]*parsed    // each text parsed once
+	consts map[string][]ast.Expr // string constants' declarations by value
+	// constExprs are string constants' declarations by object.
+	constExprs map[*types.Const]ast.Expr
+	names      *names
+	seen       map[string]bool // reports made: a statement reached twice reports once
 }
 
 // site is one call that executes SQL.
@@ -111,7 +113,7 @@ func (c *checker) run(info *buildssa.SSA) {
 	c.seen = make(map[string]bool)
 	funcs := slices.Concat(info.SrcFuncs, []*ssa.Function{info.Pkg.Func("init")})
 	c.texts = newTexts(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
-	c.consts = constDecls(c.pass)
+	c.constExprs, c.consts = constDecls(c.pass)
 
 	// 1. Every SQL call, and the texts it may send.
 	var sites []*site
@@ -276,12 +278,8 @@ func (c *checker) sqlArg(s *site) ast.Expr {
 // stolen row, an unfenced baseline for a benchmark); the rule checks the
 // code that ships.
 func (c *checker) skipped(pos token.Pos) bool {
-	for _, f := range c.pass.Files {
-		if f.FileStart <= pos && pos <= f.FileEnd {
-			return ast.IsGenerated(f) || strings.HasSuffix(c.pass.Fset.File(pos).Name(), "_test.go")
-		}
-	}
-	return false
+	f := lease.File(c.pass, pos)
+	return f != nil && (ast.IsGenerated(f) || strings.HasSuffix(c.pass.Fset.File(pos).Name(), "_test.go"))
 }
 
 // learn finds the lease tables (named by setting, or the tables that the
@@ -358,10 +356,11 @@ func (n *names) isRenewal(u *pg_query.UpdateStmt) bool {
 	return t.holder
 }
 
-// constDecls maps the value of each string constant declared in the
-// package to the expressions that declare it.
-func constDecls(pass *analysis.Pass) map[string][]ast.Expr {
-	m := make(map[string][]ast.Expr)
+// constDecls returns the expression that declares each string constant of
+// the package, and the same by value.
+func constDecls(pass *analysis.Pass) (map[*types.Const]ast.Expr, map[string][]ast.Expr) {
+	byObj := make(map[*types.Const]ast.Expr)
+	byValue := make(map[string][]ast.Expr)
 	for _, f := range pass.Files {
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
@@ -379,10 +378,11 @@ func constDecls(pass *analysis.Pass) map[string][]ast.Expr {
 						continue
 					}
 					s := constant.StringVal(obj.Val())
-					m[s] = append(m[s], vs.Values[i])
+					byObj[obj] = vs.Values[i]
+					byValue[s] = append(byValue[s], vs.Values[i])
 				}
 			}
 		}
 	}
-	return m
+	return byObj, byValue
 }

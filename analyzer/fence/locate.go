@@ -85,28 +85,14 @@ func (c *checker) segments(e ast.Expr, depth int) ([]segment, bool) {
 
 func (c *checker) constSegments(obj types.Object, depth int) ([]segment, bool) {
 	k, ok := obj.(*types.Const)
-	if !ok || k.Pkg() != c.pass.Pkg {
+	if !ok {
 		return nil, false
 	}
-	for _, f := range c.pass.Files {
-		if f.FileStart <= k.Pos() && k.Pos() <= f.FileEnd {
-			var val ast.Expr
-			ast.Inspect(f, func(n ast.Node) bool {
-				if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Values) == len(vs.Names) {
-					for i, name := range vs.Names {
-						if name.Pos() == k.Pos() {
-							val = vs.Values[i]
-						}
-					}
-				}
-				return val == nil
-			})
-			if val != nil {
-				return c.segments(val, depth+1)
-			}
-		}
+	val, ok := c.constExprs[k] // this package's constants only
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return c.segments(val, depth+1)
 }
 
 // literal returns the segment of a string literal whose source bytes are
