@@ -19,7 +19,6 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // Name is the rule's name: its analyzer name, flag prefix, diagnostic
@@ -91,14 +90,19 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
 		c := &checker{pass: pass, extra: funcs()}
-		if !res.Lease && !c.mayMatter() {
-			return nil, nil // no fact and no finding can come from it: no SSA
+		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
+		if res.Lease {
+			c.run(res, build.Get())
+			return nil, nil
 		}
-		ssaInfo, err := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
-		if err != nil {
-			return nil, err
+		// Facts only: no SSA where no fact can come from it, and none for
+		// the functions that cannot give one.
+		if !c.mayMatter() {
+			return nil, nil
 		}
-		c.run(res, ssaInfo)
+		if keep, ok := c.needed(); ok {
+			c.run(res, build.Only(func(d *ast.FuncDecl) bool { return keep[d] }))
+		}
 		return nil, nil
 	}
 	return a
@@ -267,16 +271,7 @@ func (c *checker) analyze(fn *ssa.Function) []finding {
 // (most of any dependency graph) is not built into SSA at all.
 func (c *checker) mayMatter() bool {
 	for _, obj := range c.pass.TypesInfo.Uses {
-		fn, ok := obj.(*types.Func)
-		if !ok {
-			continue
-		}
-		fn = fn.Origin()
-		if _, ok := c.clockRead(fn); ok || sqlcall.Method(fn) {
-			return true
-		}
-		if fn.Pkg() != nil && fn.Pkg() != c.pass.Pkg &&
-			(c.pass.ImportObjectFact(fn, new(ReturnsClock)) || c.pass.ImportObjectFact(fn, new(ExecutesSQL))) {
+		if fn, ok := obj.(*types.Func); ok && c.source(fn.Origin()) {
 			return true
 		}
 	}

@@ -75,10 +75,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		if err != nil {
 			return nil, err
 		}
-		info, err := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
-		if err != nil {
-			return nil, err
-		}
+		info := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
 		c := &checker{pass: pass, rep: res.Reporter(pass, Name), cfg: f}
 		c.run(info)
 		c.rep.Finish()

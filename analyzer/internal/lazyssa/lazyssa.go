@@ -1,48 +1,108 @@
 // Package lazyssa builds a package's SSA form only when a rule asks for
-// it. Under go vet every dependency of every package is analysed for facts,
-// the standard library included, and building SSA for all of them costs
-// more than type checking them; most have nothing that a rule could learn
-// from. The rules decide from syntax and types whether a package can matter,
-// and ask for SSA only then; the rules of one package share what is built.
+// it, and only as much of it as the rule needs. Under go vet every
+// dependency of every package is analysed for facts, the standard library
+// included, and building SSA for all of them costs more than type checking
+// them; most have nothing that a rule could learn from. The rules decide
+// from syntax and types whether a package can matter, and which of its
+// functions, and ask for SSA only then.
 package lazyssa
 
 import (
+	"go/ast"
+	"go/types"
 	"reflect"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
-	"golang.org/x/tools/go/analysis/passes/ctrlflow"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/noreturn"
 )
 
-// SSA builds, on the first call of Get, what buildssa would have.
+// SSA builds the package's SSA form on demand.
 type SSA struct {
-	get func() (*buildssa.SSA, error)
+	pass *analysis.Pass
+	all  func() *buildssa.SSA
 }
 
-// Get returns the package's SSA form, building it on the first call.
-func (s *SSA) Get() (*buildssa.SSA, error) { return s.get() }
+// Get returns the package's SSA form, every function built, building it
+// on the first call. The rules of one package share it.
+func (s *SSA) Get() *buildssa.SSA { return s.all() }
 
-// Analyzer returns a *SSA for the package. It requires what buildssa
-// requires (ctrlflow, whose facts tell SSA which calls never return), and
-// builds with buildssa's own code.
+// Only builds the package's SSA form with bodies for the function
+// declarations that keep selects, and none for the others, as if they were
+// declared without one (like functions written in assembly): calls of them
+// are built, what they do is not. The package initialiser (the initial
+// values of package-level variables) is always built. SrcFuncs holds the
+// functions built with a body and their function literals. Every call
+// builds anew.
+func (s *SSA) Only(keep func(*ast.FuncDecl) bool) *buildssa.SSA {
+	files := make([]*ast.File, len(s.pass.Files))
+	for i, f := range s.pass.Files {
+		g := *f
+		g.Decls = make([]ast.Decl, len(f.Decls))
+		for j, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && !keep(fd) {
+				bodiless := *fd
+				bodiless.Body = nil
+				d = &bodiless
+			}
+			g.Decls[j] = d
+		}
+		files[i] = &g
+	}
+	return build(s.pass, files)
+}
+
+// Analyzer returns a *SSA for the package. It requires noreturn, whose
+// facts tell SSA which calls never return.
 var Analyzer = &analysis.Analyzer{
 	Name: "lazyssa",
 	Doc: `build SSA-form IR when a rule asks for it
 
-The result builds what buildssa builds, on demand, once per package.`,
+The result builds what buildssa builds, on demand, once per package, or
+only the functions a rule asks for.`,
 	URL:        "https://github.com/leaseguard/leaseguard#performance",
-	Requires:   []*analysis.Analyzer{ctrlflow.Analyzer},
+	Requires:   []*analysis.Analyzer{noreturn.Analyzer},
 	ResultType: reflect.TypeFor[*SSA](),
 	Run: func(pass *analysis.Pass) (any, error) {
-		// The pass, its syntax, types and ctrlflow result stay valid while
-		// the analyzers that require this one run on the package.
-		return &SSA{get: sync.OnceValues(func() (*buildssa.SSA, error) {
-			res, err := buildssa.Analyzer.Run(pass)
-			if err != nil {
-				return nil, err
-			}
-			return res.(*buildssa.SSA), nil
-		})}, nil
+		// The pass, its syntax, types and noreturn result stay valid
+		// while the analyzers that require this one run on the package.
+		return &SSA{
+			pass: pass,
+			all:  sync.OnceValue(func() *buildssa.SSA { return build(pass, pass.Files) }),
+		}, nil
 	},
+}
+
+// build builds files, the package's syntax or a copy of it, as buildssa
+// does (golang.org/x/tools/go/analysis/passes/buildssa): a program of its
+// own with the direct imports created from their types, and the source
+// functions, function literals included, in source order.
+func build(pass *analysis.Pass, files []*ast.File) *buildssa.SSA {
+	prog := ssa.NewProgram(pass.Fset, 0)
+	prog.SetNoReturn(pass.ResultOf[noreturn.Analyzer].(noreturn.Result))
+	for _, p := range pass.Pkg.Imports() {
+		prog.CreatePackage(p, nil, nil, true)
+	}
+	pkg := prog.CreatePackage(pass.Pkg, files, pass.TypesInfo, false)
+	pkg.Build()
+
+	var funcs []*ssa.Function
+	var add func(*ssa.Function)
+	add = func(fn *ssa.Function) {
+		funcs = append(funcs, fn)
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if d, ok := d.(*ast.FuncDecl); ok && d.Body != nil {
+				add(prog.FuncValue(pass.TypesInfo.Defs[d.Name].(*types.Func)))
+			}
+		}
+	}
+	return &buildssa.SSA{Pkg: pkg, SrcFuncs: funcs}
 }

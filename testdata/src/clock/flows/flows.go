@@ -7,6 +7,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log"
+	"os"
 	"time"
 
 	"example.com/clockutil"
@@ -172,6 +174,38 @@ func branchBefore(ctx context.Context, deadline time.Time) error {
 	}
 	_, err := pool.Exec(ctx, `UPDATE orders SET done = true`)
 	return err
+}
+
+func fatalBefore(ctx context.Context, deadline time.Time) {
+	if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+		log.Fatal("lease expired") // never returns: log.Fatal calls os.Exit
+	}
+	pool.Exec(ctx, `UPDATE orders SET done = true`)
+}
+
+// stop never returns, through a helper of its own.
+func stop(msg string) { exit(msg) }
+
+func exit(msg string) {
+	log.Print(msg)
+	os.Exit(1)
+}
+
+func stopBefore(ctx context.Context, deadline time.Time) {
+	if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+		stop("lease expired")
+	}
+	pool.Exec(ctx, `UPDATE orders SET done = true`)
+}
+
+// warn returns.
+func warn(msg string) { log.Print(msg) }
+
+func warnBefore(ctx context.Context, deadline time.Time) {
+	if time.Now().After(deadline) { // Exec runs either way: nothing decided
+		warn("lease expired")
+	}
+	pool.Exec(ctx, `UPDATE orders SET done = true`)
 }
 
 func identity[T any](v T) T { return v }
