@@ -100,9 +100,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		if !c.mayMatter() {
 			return nil, nil
 		}
-		if keep, ok := c.needed(); ok {
-			c.run(res, build.Only(func(d *ast.FuncDecl) bool { return keep[d] }))
-		}
+		c.facts(build)
 		return nil, nil
 	}
 	return a
@@ -142,7 +140,22 @@ type checker struct {
 	fields  map[fieldKey]labelled // clock bits only
 	globals map[*ssa.Global]labelled
 	frees   map[*ssa.FreeVar]labelled
-	changed bool
+
+	// The fixpoint's worklist. A function is analysed again only when
+	// something it read changed: the summary of a function of the package
+	// it calls, or a field, global or free variable it loads.
+	current *ssa.Function           // the function being analysed
+	readers map[any][]*ssa.Function // who read each summary and store
+	read    map[dependency]bool     // the pairs in readers
+	queue   []*ssa.Function         // functions waiting to be analysed
+	queued  map[*ssa.Function]bool  // the functions in queue
+}
+
+// A dependency is a function that read a summary (keyed by its
+// *ssa.Function) or a store (a fieldKey, *ssa.Global or *ssa.FreeVar).
+type dependency struct {
+	key    any
+	reader *ssa.Function
 }
 
 type fieldKey struct {
@@ -161,46 +174,11 @@ type finding struct {
 	what string
 }
 
+// run checks a lease package: every function is summarised, and the
+// findings reported.
 func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
-	c.sums = make(map[*ssa.Function]*summary)
-	c.fields = make(map[fieldKey]labelled)
-	c.globals = make(map[*ssa.Global]labelled)
-	c.frees = make(map[*ssa.FreeVar]labelled)
-
-	// 1. Summarise every function until nothing changes: a helper may be
-	// declared after its caller, and a field stored in one method is read
-	// in another. Each round only adds to what is known, so it ends.
-	var findings []finding
-	for round := 0; round < 20; round++ {
-		c.changed = false
-		findings = findings[:0]
-		// The package initialiser holds the initial values of globals.
-		for _, fn := range append(info.SrcFuncs, info.Pkg.Func("init")) {
-			findings = append(findings, c.analyze(fn)...)
-		}
-		if !c.changed {
-			break
-		}
-	}
-
-	// 2. Export facts for functions that other packages can call.
-	for fn, s := range c.sums {
-		obj, ok := fn.Object().(*types.Func)
-		if !ok || obj.Pkg() != c.pass.Pkg || !obj.Exported() {
-			continue
-		}
-		if s.returns != nil {
-			c.pass.ExportObjectFact(obj, &ReturnsClock{Via: rootDesc(s.returns.desc)})
-		}
-		if s.sql {
-			c.pass.ExportObjectFact(obj, &ExecutesSQL{Params: s.params})
-		}
-	}
-
-	// 3. Report, in lease packages only.
-	if !res.Lease {
-		return
-	}
+	findings := c.summarize(info)
+	c.export()
 	rep := res.Reporter(c.pass, Name)
 	seen := make(map[finding]bool)
 	slices.SortFunc(findings, func(a, b finding) int {
@@ -214,6 +192,77 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 		rep.Report(analysis.Diagnostic{Pos: f.src.pos, Message: f.src.desc + " " + f.what})
 	}
 	rep.Finish()
+}
+
+// summarize runs the dataflow over every function of info until nothing
+// changes, and returns the findings: a helper may be declared after its
+// caller, and a field stored in one method is read in another. Labels only
+// grow, so it ends.
+func (c *checker) summarize(info *buildssa.SSA) []finding {
+	c.sums = make(map[*ssa.Function]*summary)
+	c.fields = make(map[fieldKey]labelled)
+	c.globals = make(map[*ssa.Global]labelled)
+	c.frees = make(map[*ssa.FreeVar]labelled)
+	c.readers = make(map[any][]*ssa.Function)
+	c.read = make(map[dependency]bool)
+	c.queued = make(map[*ssa.Function]bool)
+	// The package initialiser holds the initial values of globals.
+	fns := append(info.SrcFuncs[:len(info.SrcFuncs):len(info.SrcFuncs)], info.Pkg.Func("init"))
+	for _, fn := range fns {
+		c.enqueue(fn)
+	}
+	found := make(map[*ssa.Function][]finding)
+	for len(c.queue) > 0 {
+		fn := c.queue[0]
+		c.queue = c.queue[1:]
+		delete(c.queued, fn)
+		found[fn] = c.analyze(fn)
+	}
+	var findings []finding
+	for _, fn := range fns {
+		findings = append(findings, found[fn]...)
+	}
+	return findings
+}
+
+func (c *checker) enqueue(fn *ssa.Function) {
+	if fn.Blocks != nil && !c.queued[fn] {
+		c.queued[fn] = true
+		c.queue = append(c.queue, fn)
+	}
+}
+
+// reads records that the function being analysed read key: a summary or a
+// store.
+func (c *checker) reads(key any) {
+	d := dependency{key, c.current}
+	if !c.read[d] {
+		c.read[d] = true
+		c.readers[key] = append(c.readers[key], c.current)
+	}
+}
+
+// changed queues the functions that read key again.
+func (c *checker) changed(key any) {
+	for _, fn := range c.readers[key] {
+		c.enqueue(fn)
+	}
+}
+
+// export exports the facts of the functions that other packages can call.
+func (c *checker) export() {
+	for fn, s := range c.sums {
+		obj, ok := fn.Object().(*types.Func)
+		if !ok || obj.Pkg() != c.pass.Pkg || !obj.Exported() {
+			continue
+		}
+		if s.returns != nil {
+			c.pass.ExportObjectFact(obj, &ReturnsClock{Via: rootDesc(s.returns.desc)})
+		}
+		if s.sql {
+			c.pass.ExportObjectFact(obj, &ExecutesSQL{Params: s.params})
+		}
+	}
 }
 
 func (c *checker) generated(pos token.Pos) bool {
@@ -242,6 +291,7 @@ func (c *checker) analyze(fn *ssa.Function) []finding {
 	if fn.Blocks == nil {
 		return nil
 	}
+	c.current = fn
 	f := &flow{c: c, fn: fn, vals: make(map[ssa.Value]labelled)}
 	for i, p := range fn.Params {
 		if i < 62 {
@@ -249,6 +299,7 @@ func (c *checker) analyze(fn *ssa.Function) []finding {
 		}
 	}
 	for _, fv := range fn.FreeVars {
+		c.reads(fv)
 		f.vals[fv] = c.frees[fv]
 	}
 	for again := true; again; {

@@ -70,11 +70,7 @@ func (f *flow) step(instr ssa.Instruction) bool {
 		for i, b := range in.Bindings {
 			l := f.get(b, in)
 			l.l &= clockBits // a free variable is not a parameter of the closure
-			cur := f.c.frees[fn.FreeVars[i]]
-			if cur.l|l.l != cur.l {
-				f.c.frees[fn.FreeVars[i]] = union(cur, l)
-				f.c.changed = true
-			}
+			widen(f.c, f.c.frees, fn.FreeVars[i], l)
 		}
 		return false
 	case *ssa.UnOp:
@@ -82,7 +78,7 @@ func (f *flow) step(instr ssa.Instruction) bool {
 			return f.set(in, f.load(in.X))
 		}
 	case *ssa.Field:
-		return f.set(in, union(f.get(in.X, in), f.c.fields[fieldKey{structOf(in.X.Type()), in.Field}]))
+		return f.set(in, union(f.get(in.X, in), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
 	case *ssa.Return:
 		for _, r := range in.Results {
 			if l := f.get(r, in); l.l&clockRead != 0 && f.returns == nil {
@@ -128,22 +124,30 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 	return f.set(addr, val)
 }
 
-// widen adds val's clock bits to m[k], noting a change for the fixpoint.
+// widen adds val's clock bits to m[k], and queues k's readers again when
+// that changed anything.
 func widen[K comparable](c *checker, m map[K]labelled, k K, val labelled) {
 	val.l &= clockBits
 	if cur := m[k]; cur.l|val.l != cur.l {
 		m[k] = union(cur, val)
-		c.changed = true
+		c.changed(k)
 	}
+}
+
+// field returns what the package stored in the field k.
+func (c *checker) field(k fieldKey) labelled {
+	c.reads(k)
+	return c.fields[k]
 }
 
 func (f *flow) load(addr ssa.Value) labelled {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		return union(union(f.vals[a], f.vals[a.X]), f.c.fields[fieldKey{structOf(a.X.Type()), a.Field}])
+		return union(union(f.vals[a], f.vals[a.X]), f.c.field(fieldKey{structOf(a.X.Type()), a.Field}))
 	case *ssa.IndexAddr:
 		return f.vals[a.X]
 	case *ssa.Global:
+		f.c.reads(a)
 		return f.c.globals[a]
 	}
 	return f.vals[addr]
@@ -271,7 +275,7 @@ func (f *flow) finish() []finding {
 
 	s := f.c.summary(f.fn)
 	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 {
-		f.c.changed = true
+		f.c.changed(f.fn)
 		if s.returns == nil {
 			s.returns = f.returns
 		}

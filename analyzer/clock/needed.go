@@ -7,41 +7,124 @@ import (
 	"go/types"
 	"slices"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
-// A unit is a part of the package that the dataflow summarises on its own:
-// a function declaration with a body (its function literals included), or
-// the package initialiser (the initial values of package-level variables).
-type unit struct {
-	decl   *ast.FuncDecl // nil for the package initialiser
-	seed   bool          // names a clock read, an SQL method or a function with a fact
-	calls  []*types.Func // functions of this package that it names
-	reads  []*types.Var  // fields and package-level variables that it names
-	needed bool
+// facts computes and exports the facts of a package that is no lease
+// package, building SSA bodies only for the functions they can come from.
+//
+// A fact derives from a clock read, an SQL call or a call of another
+// package's function with a fact (a source); the dataflow carries it from
+// function to function through calls of the package's functions whose
+// summary is not empty, and through fields and package-level variables
+// that hold a clock value. Every other function keeps an empty summary
+// however it is built, so it needs no body.
+//
+// The first round builds only the functions that name a source (in most
+// packages a few: time.Now timing a call is everywhere) and runs the
+// dataflow; most such functions turn out to give nothing, and the package
+// is done. When some summary is not empty, or some field or variable holds
+// a clock value, the next round adds, without waiting for the dataflow,
+// everything that can be reached from them by name: the functions that call
+// them, the functions that read what those store, their callers, and so
+// on. A round rebuilds every body kept, so reaching far in one round costs
+// less than one round per step of a long call chain. Rounds go on until
+// nothing is added.
+func (c *checker) facts(build *lazyssa.SSA) {
+	ix := c.index()
+	keep := make(map[*ast.FuncDecl]bool)
+	for _, u := range ix.units {
+		if u.seed {
+			keep[u.decl] = true
+		}
+	}
+	if len(keep) == 0 && !ix.initSeed {
+		return
+	}
+	for {
+		c.summarize(build.Only(func(d *ast.FuncDecl) bool { return keep[d] }))
+		grew := false
+		var add func([]*unit)
+		add = func(us []*unit) {
+			for _, u := range us {
+				if u.decl == nil || keep[u.decl] {
+					continue
+				}
+				keep[u.decl] = true
+				grew = true
+				// Its callers, and the readers of what it stores, too.
+				if fn, ok := c.pass.TypesInfo.Defs[u.decl.Name].(*types.Func); ok {
+					add(ix.callers[fn])
+				}
+				for _, v := range c.stores(u) {
+					add(ix.readers[v])
+				}
+			}
+		}
+		for fn, s := range c.sums {
+			if obj, ok := fn.Object().(*types.Func); ok && (s.returns != nil || s.sql) {
+				add(ix.callers[obj.Origin()])
+			}
+		}
+		for k, l := range c.fields {
+			if l.l&clockBits != 0 {
+				add(ix.readers[k.strct.Field(k.index).Origin()])
+			}
+		}
+		for g, l := range c.globals {
+			if v, ok := g.Object().(*types.Var); ok && l.l&clockBits != 0 {
+				add(ix.readers[v.Origin()])
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	c.export()
 }
 
-// needed returns the function declarations of a package that is no lease
-// package whose SSA form the dataflow needs, and whether it needs the SSA
-// form at all (the package initialiser may be the only unit that matters).
-// It is called once mayMatter found a source in the package.
-//
-// In such a package the dataflow only computes facts, and a fact derives
-// from a clock read, an SQL call or a call of a function with a fact; the
-// dataflow carries them from function to function through calls of the
-// package's functions and through fields and package-level variables
-// stored in one function and loaded in another. So a unit is needed when it
-// names one of those sources, names a needed function of the package, or
-// names a field or variable that a needed unit may store. Everything else
-// keeps an empty summary however it is built, and is left without a body.
-//
-// Only identifiers are read (the package's Uses, one pass), and the
-// syntax of needed units for what they store.
-func (c *checker) needed() (map[*ast.FuncDecl]bool, bool) {
-	units, of := c.units()
+// A unit is a function declaration with a body, its function literals
+// included, or, with a nil decl, the package initialiser (the initial
+// values of package-level variables).
+type unit struct {
+	decl *ast.FuncDecl
+	seed bool // names a source
+}
+
+// index is who names what in a package.
+type index struct {
+	units    []*unit                 // the function declarations with bodies
+	initSeed bool                    // the package initialiser names a source
+	callers  map[*types.Func][]*unit // the units that name a function of the package
+	readers  map[*types.Var][]*unit  // the units that name a field or package-level variable
+}
+
+// index reads the package's identifiers once.
+func (c *checker) index() *index {
+	ix := &index{
+		callers: make(map[*types.Func][]*unit),
+		readers: make(map[*types.Var][]*unit),
+	}
+	for _, f := range c.pass.Files {
+		for _, d := range f.Decls {
+			if d, ok := d.(*ast.FuncDecl); ok && d.Body != nil {
+				ix.units = append(ix.units, &unit{decl: d})
+			}
+		}
+	}
+	slices.SortFunc(ix.units, func(a, b *unit) int { return cmp.Compare(a.decl.Pos(), b.decl.Pos()) })
 	init := &unit{}
-	callers := make(map[*types.Func][]*unit)
-	readers := make(map[*types.Var][]*unit)
+	of := func(pos token.Pos) *unit {
+		i, found := slices.BinarySearchFunc(ix.units, pos, func(u *unit, p token.Pos) int { return cmp.Compare(u.decl.Pos(), p) })
+		if !found {
+			i--
+		}
+		if i >= 0 && pos < ix.units[i].decl.End() {
+			return ix.units[i]
+		}
+		return init
+	}
 	for id, obj := range c.pass.TypesInfo.Uses {
 		switch obj := obj.(type) {
 		case *types.Func:
@@ -52,74 +135,24 @@ func (c *checker) needed() (map[*ast.FuncDecl]bool, bool) {
 				continue
 			}
 			u := of(id.Pos())
-			if u == nil {
-				u = init
-			}
 			u.seed = u.seed || seed
 			if local {
-				callers[fn] = append(callers[fn], u)
+				ix.callers[fn] = append(ix.callers[fn], u)
 			}
 		case *types.Var:
-			v := obj.Origin()
-			if !cell(v) {
-				continue
+			if v := obj.Origin(); cell(v) {
+				ix.readers[v] = append(ix.readers[v], of(id.Pos()))
 			}
-			u := of(id.Pos())
-			if u == nil {
-				u = init
-			}
-			readers[v] = append(readers[v], u)
 		}
 	}
+	ix.initSeed = init.seed
+	return ix
+}
 
-	// Spread from the seeds: to the callers of a needed function, and to
-	// the readers of what a needed unit stores.
-	decls := make(map[*types.Func]*unit, len(units))
-	for _, u := range units {
-		if fn, ok := c.pass.TypesInfo.Defs[u.decl.Name].(*types.Func); ok {
-			decls[fn] = u
-		}
-	}
-	tainted := make(map[*types.Var]bool)
-	var work []*unit
-	need := func(u *unit) {
-		if !u.needed {
-			u.needed = true
-			work = append(work, u)
-		}
-	}
-	for _, u := range append(units, init) {
-		if u.seed {
-			need(u)
-		}
-	}
-	for len(work) > 0 {
-		u := work[len(work)-1]
-		work = work[:len(work)-1]
-		if u.decl != nil {
-			if fn, ok := c.pass.TypesInfo.Defs[u.decl.Name].(*types.Func); ok {
-				for _, caller := range callers[fn] {
-					need(caller)
-				}
-			}
-		}
-		for _, v := range c.stores(u) {
-			if !tainted[v] {
-				tainted[v] = true
-				for _, r := range readers[v] {
-					need(r)
-				}
-			}
-		}
-	}
-
-	keep := make(map[*ast.FuncDecl]bool)
-	for _, u := range units {
-		if u.needed {
-			keep[u.decl] = true
-		}
-	}
-	return keep, len(keep) > 0 || init.needed
+// cell reports whether v outlives a function: a field or a package-level
+// variable, whose labels the dataflow keeps package-wide.
+func cell(v *types.Var) bool {
+	return v.IsField() || (v.Pkg() != nil && v.Parent() == v.Pkg().Scope())
 }
 
 // source reports whether naming fn may give a value a clock label or run
@@ -133,40 +166,9 @@ func (c *checker) source(fn *types.Func) bool {
 		(c.pass.ImportObjectFact(fn, new(ReturnsClock)) || c.pass.ImportObjectFact(fn, new(ExecutesSQL)))
 }
 
-// cell reports whether v outlives a function: a field or a package-level
-// variable, whose labels the dataflow keeps package-wide.
-func cell(v *types.Var) bool {
-	return v.IsField() || (v.Pkg() != nil && v.Parent() == v.Pkg().Scope())
-}
-
-// units returns the package's function declarations with bodies, and a
-// lookup of the one that holds a position (nil: none, the initialiser).
-func (c *checker) units() ([]*unit, func(token.Pos) *unit) {
-	var units []*unit
-	for _, f := range c.pass.Files {
-		for _, d := range f.Decls {
-			if d, ok := d.(*ast.FuncDecl); ok && d.Body != nil {
-				units = append(units, &unit{decl: d})
-			}
-		}
-	}
-	slices.SortFunc(units, func(a, b *unit) int { return cmp.Compare(a.decl.Pos(), b.decl.Pos()) })
-	return units, func(pos token.Pos) *unit {
-		i, found := slices.BinarySearchFunc(units, pos, func(u *unit, p token.Pos) int { return cmp.Compare(u.decl.Pos(), p) })
-		if !found {
-			i--
-		}
-		if i >= 0 && pos < units[i].decl.End() {
-			return units[i]
-		}
-		return nil
-	}
-}
-
 // stores returns the fields and package-level variables that u may store
-// a value into: those it assigns or takes the address of, every field of
-// the struct types it writes as composite literals, and, for the package
-// initialiser, the variables it initialises.
+// a value into: those it assigns or takes the address of, and every field
+// of the struct types it writes as composite literals.
 func (c *checker) stores(u *unit) []*types.Var {
 	var out []*types.Var
 	add := func(e ast.Expr) {
@@ -183,7 +185,7 @@ func (c *checker) stores(u *unit) []*types.Var {
 			out = append(out, v.Origin())
 		}
 	}
-	visit := func(n ast.Node) bool {
+	ast.Inspect(u.decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			for _, l := range n.Lhs {
@@ -205,37 +207,15 @@ func (c *checker) stores(u *unit) []*types.Var {
 				add(n.X)
 			}
 		case *ast.CompositeLit:
-			if s, ok := c.pass.TypesInfo.TypeOf(n).Underlying().(*types.Struct); ok {
-				for i := range s.NumFields() {
-					out = append(out, s.Field(i).Origin())
+			if t := c.pass.TypesInfo.TypeOf(n); t != nil {
+				if s, ok := t.Underlying().(*types.Struct); ok {
+					for i := range s.NumFields() {
+						out = append(out, s.Field(i).Origin())
+					}
 				}
 			}
 		}
 		return true
-	}
-	if u.decl != nil {
-		ast.Inspect(u.decl.Body, visit)
-		return out
-	}
-	for _, f := range c.pass.Files {
-		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.VAR {
-				continue
-			}
-			for _, spec := range g.Specs {
-				s := spec.(*ast.ValueSpec)
-				if len(s.Values) == 0 {
-					continue
-				}
-				for _, name := range s.Names {
-					add(name)
-				}
-				for _, v := range s.Values {
-					ast.Inspect(v, visit)
-				}
-			}
-		}
-	}
+	})
 	return out
 }

@@ -75,6 +75,7 @@ func schedules(fn *types.Func) bool {
 // function.
 func (c *checker) returnsClock(callee *ssa.Function, fn *types.Func) string {
 	if callee != nil {
+		c.reads(callee)
 		if s := c.sums[callee]; s != nil && s.returns != nil {
 			return rootDesc(s.returns.desc)
 		}
@@ -89,6 +90,7 @@ func (c *checker) returnsClock(callee *ssa.Function, fn *types.Func) string {
 // executesSQL returns what is known of fn's SQL, or nil.
 func (c *checker) executesSQL(callee *ssa.Function, fn *types.Func) *ExecutesSQL {
 	if callee != nil {
+		c.reads(callee)
 		if s := c.sums[callee]; s != nil && s.sql {
 			return &ExecutesSQL{Params: s.params}
 		}
