@@ -92,6 +92,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		c := &checker{pass: pass, extra: funcs()}
 		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
 		if res.Lease {
+			c.fieldFlow = true
 			c.run(res, build.Get())
 			return nil, nil
 		}
@@ -133,6 +134,10 @@ type summary struct {
 type checker struct {
 	pass  *analysis.Pass
 	extra map[string]bool // -clock.funcs
+
+	// fieldFlow follows values through fields: in lease packages, not in
+	// the packages analysed for facts alone (see facts).
+	fieldFlow bool
 
 	sums map[*ssa.Function]*summary
 	// Package-wide stores, so that a clock stored in a field (or a global)

@@ -113,7 +113,9 @@ func union(a, b labelled) labelled {
 func (f *flow) store(addr ssa.Value, val labelled) bool {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
+		if f.c.fieldFlow {
+			widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
+		}
 		return f.set(a, val)
 	case *ssa.IndexAddr:
 		return f.set(a.X, val)
@@ -134,8 +136,12 @@ func widen[K comparable](c *checker, m map[K]labelled, k K, val labelled) {
 	}
 }
 
-// field returns what the package stored in the field k.
+// field returns what the package stored in the field k, in a lease
+// package.
 func (c *checker) field(k fieldKey) labelled {
+	if !c.fieldFlow {
+		return labelled{}
+	}
 	c.reads(k)
 	return c.fields[k]
 }

@@ -17,17 +17,26 @@ import (
 // A fact derives from a clock read, an SQL call or a call of another
 // package's function with a fact (a source); the dataflow carries it from
 // function to function through calls of the package's functions whose
-// summary is not empty, and through fields and package-level variables
-// that hold a clock value. Every other function keeps an empty summary
-// however it is built, so it needs no body.
+// summary is not empty, and through package-level variables that hold a
+// clock value. Every other function keeps an empty summary however it is
+// built, so it needs no body.
+//
+// Fields are not followed here, only in lease packages: fields are tracked
+// per struct type, so a fact through a field would mark every getter of
+// every struct that ever held a time somewhere in its package
+// ((*http.Request).Referer, the Marshal methods of every Kubernetes type),
+// and those facts would spread to every caller, making the facts noise
+// and their cost the analysis of most of the dependency graph. What is
+// lost is a helper returning a field that another of its package's
+// functions set from the clock.
 //
 // The first round builds only the functions that name a source (in most
 // packages a few: time.Now timing a call is everywhere) and runs the
 // dataflow; most such functions turn out to give nothing, and the package
-// is done. When some summary is not empty, or some field or variable holds
-// a clock value, the next round adds, without waiting for the dataflow,
-// everything that can be reached from them by name: the functions that call
-// them, the functions that read what those store, their callers, and so
+// is done. When some summary is not empty, or some variable holds a clock
+// value, the next round adds, without waiting for the dataflow, everything
+// that can be reached from them by name: the functions that call them, the
+// functions that read the variables those store, their callers, and so
 // on. A round rebuilds every body kept, so reaching far in one round costs
 // less than one round per step of a long call chain. Rounds go on until
 // nothing is added.
@@ -67,11 +76,6 @@ func (c *checker) facts(build *lazyssa.SSA) {
 				add(ix.callers[obj.Origin()])
 			}
 		}
-		for k, l := range c.fields {
-			if l.l&clockBits != 0 {
-				add(ix.readers[k.strct.Field(k.index).Origin()])
-			}
-		}
 		for g, l := range c.globals {
 			if v, ok := g.Object().(*types.Var); ok && l.l&clockBits != 0 {
 				add(ix.readers[v.Origin()])
@@ -97,7 +101,7 @@ type index struct {
 	units    []*unit                 // the function declarations with bodies
 	initSeed bool                    // the package initialiser names a source
 	callers  map[*types.Func][]*unit // the units that name a function of the package
-	readers  map[*types.Var][]*unit  // the units that name a field or package-level variable
+	readers  map[*types.Var][]*unit  // the units that name a package-level variable
 }
 
 // index reads the package's identifiers once.
@@ -140,8 +144,8 @@ func (c *checker) index() *index {
 				ix.callers[fn] = append(ix.callers[fn], u)
 			}
 		case *types.Var:
-			if v := obj.Origin(); cell(v) {
-				ix.readers[v] = append(ix.readers[v], of(id.Pos()))
+			if global(obj) {
+				ix.readers[obj] = append(ix.readers[obj], of(id.Pos()))
 			}
 		}
 	}
@@ -149,10 +153,9 @@ func (c *checker) index() *index {
 	return ix
 }
 
-// cell reports whether v outlives a function: a field or a package-level
-// variable, whose labels the dataflow keeps package-wide.
-func cell(v *types.Var) bool {
-	return v.IsField() || (v.Pkg() != nil && v.Parent() == v.Pkg().Scope())
+// global reports whether v is a package-level variable (of any package).
+func global(v *types.Var) bool {
+	return v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
 }
 
 // source reports whether naming fn may give a value a clock label or run
@@ -166,9 +169,8 @@ func (c *checker) source(fn *types.Func) bool {
 		(c.pass.ImportObjectFact(fn, new(ReturnsClock)) || c.pass.ImportObjectFact(fn, new(ExecutesSQL)))
 }
 
-// stores returns the fields and package-level variables that u may store
-// a value into: those it assigns or takes the address of, and every field
-// of the struct types it writes as composite literals.
+// stores returns the package-level variables that u may store a value
+// into: those it assigns or takes the address of.
 func (c *checker) stores(u *unit) []*types.Var {
 	var out []*types.Var
 	add := func(e ast.Expr) {
@@ -177,12 +179,12 @@ func (c *checker) stores(u *unit) []*types.Var {
 		case *ast.Ident:
 			id = e
 		case *ast.SelectorExpr:
-			id = e.Sel
+			id = e.Sel // another package's variable
 		default:
 			return
 		}
-		if v, ok := c.pass.TypesInfo.ObjectOf(id).(*types.Var); ok && cell(v.Origin()) {
-			out = append(out, v.Origin())
+		if v, ok := c.pass.TypesInfo.ObjectOf(id).(*types.Var); ok && global(v) {
+			out = append(out, v)
 		}
 	}
 	ast.Inspect(u.decl.Body, func(n ast.Node) bool {
@@ -205,14 +207,6 @@ func (c *checker) stores(u *unit) []*types.Var {
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
 				add(n.X)
-			}
-		case *ast.CompositeLit:
-			if t := c.pass.TypesInfo.TypeOf(n); t != nil {
-				if s, ok := t.Underlying().(*types.Struct); ok {
-					for i := range s.NumFields() {
-						out = append(out, s.Field(i).Origin())
-					}
-				}
 			}
 		}
 		return true

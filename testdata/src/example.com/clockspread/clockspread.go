@@ -1,7 +1,7 @@
 // Package clockspread carries clock values and SQL calls between its
-// functions in every way the clock rule follows, outside any lease package:
-// only some of its functions name a clock read or an SQL call, the others
-// get their facts from them.
+// functions in the ways the clock rule follows outside any lease package,
+// and one it does not: only some of its functions name a clock read or an
+// SQL call, the others get their facts from them.
 package clockspread
 
 import (
@@ -26,6 +26,9 @@ func Touch() { last = time.Now() }
 // Last returns the time Touch recorded.
 func Last() time.Time { return last } // want Last:"returns clock from time.Now"
 
+// Fields are followed in lease packages only: outside them a clock stored
+// in a field by one function and returned by another gives no fact.
+
 type stamp struct {
 	at   time.Time
 	seen int
@@ -34,8 +37,8 @@ type stamp struct {
 // keyed stores a clock value in a field by name.
 func keyed() *stamp { return &stamp{at: time.Now()} }
 
-// At returns the stamp's time, stored where keyed built it.
-func (s *stamp) At() time.Time { return s.at } // want At:"returns clock from time.Now"
+// At returns the stamp's time, stored where keyed built it: no fact.
+func (s *stamp) At() time.Time { return s.at }
 
 type pair struct {
 	when time.Time
@@ -45,8 +48,8 @@ type pair struct {
 // unkeyed stores a clock value in a field by position.
 func unkeyed() pair { return pair{time.Now(), 1} }
 
-// When returns the pair's time.
-func (p pair) When() time.Time { return p.when } // want When:"returns clock from time.Now"
+// When returns the pair's time: no fact.
+func (p pair) When() time.Time { return p.when }
 
 type cell struct{ t time.Time }
 
@@ -56,8 +59,8 @@ func through(c *cell) {
 	*p = time.Now()
 }
 
-// T returns the cell's time.
-func (c *cell) T() time.Time { return c.t } // want T:"returns clock from time.Now"
+// T returns the cell's time: no fact.
+func (c *cell) T() time.Time { return c.t }
 
 // now reads the clock.
 func now() time.Time { return time.Now() }
