@@ -48,16 +48,22 @@ func (c *checker) facts(build *lazyssa.SSA) {
 			keep[u.decl] = true
 		}
 	}
-	if len(keep) == 0 && !ix.initSeed {
+	vars := ix.initSeed // build the initial values of package-level variables
+	if len(keep) == 0 && !vars {
 		return
 	}
 	for {
-		c.summarize(build.Only(func(d *ast.FuncDecl) bool { return keep[d] }))
+		c.summarize(build.Only(func(d *ast.FuncDecl) bool { return keep[d] }, vars))
 		grew := false
 		var add func([]*unit)
 		add = func(us []*unit) {
 			for _, u := range us {
-				if u.decl == nil || keep[u.decl] {
+				if u.decl == nil {
+					grew = grew || !vars
+					vars = true
+					continue
+				}
+				if keep[u.decl] {
 					continue
 				}
 				keep[u.decl] = true

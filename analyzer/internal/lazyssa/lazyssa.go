@@ -33,11 +33,11 @@ func (s *SSA) Get() *buildssa.SSA { return s.all() }
 // Only builds the package's SSA form with bodies for the function
 // declarations that keep selects, and none for the others, as if they were
 // declared without one (like functions written in assembly): calls of them
-// are built, what they do is not. The package initialiser (the initial
-// values of package-level variables) is always built. SrcFuncs holds the
-// functions built with a body and their function literals. Every call
-// builds anew.
-func (s *SSA) Only(keep func(*ast.FuncDecl) bool) *buildssa.SSA {
+// are built, what they do is not. The package initialiser sets the initial
+// values of package-level variables only with vars; without, it runs only
+// the package's init functions. SrcFuncs holds the functions built with a
+// body and their function literals. Every call builds anew.
+func (s *SSA) Only(keep func(*ast.FuncDecl) bool, vars bool) *buildssa.SSA {
 	files := make([]*ast.File, len(s.pass.Files))
 	for i, f := range s.pass.Files {
 		g := *f
@@ -52,7 +52,15 @@ func (s *SSA) Only(keep func(*ast.FuncDecl) bool) *buildssa.SSA {
 		}
 		files[i] = &g
 	}
-	return build(s.pass, files)
+	info := s.pass.TypesInfo
+	if !vars {
+		// SSA builds the initial values from the initialisation order
+		// that type checking recorded.
+		noVars := *info
+		noVars.InitOrder = nil
+		info = &noVars
+	}
+	return build(s.pass, files, info)
 }
 
 // Analyzer returns a *SSA for the package. It requires noreturn, whose
@@ -71,22 +79,23 @@ only the functions a rule asks for.`,
 		// while the analyzers that require this one run on the package.
 		return &SSA{
 			pass: pass,
-			all:  sync.OnceValue(func() *buildssa.SSA { return build(pass, pass.Files) }),
+			all:  sync.OnceValue(func() *buildssa.SSA { return build(pass, pass.Files, pass.TypesInfo) }),
 		}, nil
 	},
 }
 
-// build builds files, the package's syntax or a copy of it, as buildssa
+// build builds files, the package's syntax or a copy of it, with info, the
+// package's type information or a copy of it, as buildssa
 // does (golang.org/x/tools/go/analysis/passes/buildssa): a program of its
 // own with the direct imports created from their types, and the source
 // functions, function literals included, in source order.
-func build(pass *analysis.Pass, files []*ast.File) *buildssa.SSA {
+func build(pass *analysis.Pass, files []*ast.File, info *types.Info) *buildssa.SSA {
 	prog := ssa.NewProgram(pass.Fset, 0)
 	prog.SetNoReturn(pass.ResultOf[noreturn.Analyzer].(noreturn.Result))
 	for _, p := range pass.Pkg.Imports() {
 		prog.CreatePackage(p, nil, nil, true)
 	}
-	pkg := prog.CreatePackage(pass.Pkg, files, pass.TypesInfo, false)
+	pkg := prog.CreatePackage(pass.Pkg, files, info, false)
 	pkg.Build()
 
 	var funcs []*ssa.Function
