@@ -13,6 +13,9 @@ package driver
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
 
 	"golang.org/x/tools/go/analysis/multichecker"
 
@@ -31,6 +34,9 @@ func Main() {
 		}
 		os.Args = append(os.Args[:1], os.Args[3:]...)
 	}
+	if len(os.Args) > 1 && strings.HasSuffix(os.Args[len(os.Args)-1], ".cfg") {
+		startingHeap()
+	}
 	analyzers := analyzer.New(config.Default())
 	switch sarif, err := wantsSARIF(os.Args[1:]); {
 	case err != nil:
@@ -40,4 +46,34 @@ func Main() {
 		os.Exit(runSARIF(os.Args[1:], analyzers, os.Stdout, os.Stderr))
 	}
 	multichecker.Main(analyzers...)
+}
+
+// initialHeap is the heap size at which a go vet unit first collects
+// garbage.
+const initialHeap = 128 << 20
+
+// startingHeap lets a go vet unit (one package in a process of its own,
+// which lives a fraction of a second) grow its heap to initialHeap before
+// the garbage collector first runs, as the Go compiler does for the same
+// reason (cmd/compile's base.AdjustStartingHeap): most packages are
+// analysed before their heap reaches it, and never collect. After the
+// first collection the collector runs as usual. A GOGC setting in the
+// environment is left alone.
+func startingHeap() {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	// The first heap goal is 4 MiB scaled by GOGC/100.
+	debug.SetGCPercent(initialHeap / (4 << 20) * 100)
+	// A finalizer runs after the first collection that finds its object
+	// unreachable: then back to the default.
+	runtime.SetFinalizer(new(gcSentinel), func(*gcSentinel) { debug.SetGCPercent(100) })
+}
+
+// gcSentinel is big enough, and holds a pointer, so that the tiny
+// allocator does not batch it with other objects (whose finalizers might
+// never run).
+type gcSentinel struct {
+	_ *int
+	_ [4]int
 }
