@@ -11,10 +11,15 @@
 # rotating order), PAIRS rounds (default 5):
 #   noop        go vet -vettool=noopvet: the floor (type checking and the driver)
 #   leaseguard  go vet -vettool=leaseguard
+#   lg-gogc100  the same with GOGC=100, which turns off the larger starting
+#               heap that a leaseguard vet unit takes (internal/driver): what
+#               the analysis itself costs over the floor
 #   vet         go vet with its default analyzers
 #   standalone  leaseguard ./... (its own loader, no vet cache)
 #   golangci    golangci-lint with depguard and forbidigo set up to approximate
 #               the imports and clock rules, with a fresh golangci-lint cache
+#   golangci-lg the same golangci-lint binary (built with the leaseguard
+#               plugin) running leaseguard alone, with a fresh cache
 # Every go vet run defeats the vet result cache with a salted copy of its
 # tool (../shared/tools/vet-once.sh's method, inlined: every vet action,
 # dependencies' facts-only ones included, reruns; every compile action
@@ -78,6 +83,22 @@ issues:
   max-same-issues: 0
 YML
 
+cat >"$out/golangci-lg.yml" <<'YML'
+version: "2"
+linters:
+  default: none
+  enable: [leaseguard]
+  settings:
+    custom:
+      leaseguard:
+        type: module
+run:
+  tests: true
+issues:
+  max-issues-per-linter: 0
+  max-same-issues: 0
+YML
+
 # salted TOOL: a copy of TOOL with a fresh identity, for one cold vet run.
 salted() {
 	s=$(date +%s%N)-$$
@@ -101,14 +122,16 @@ run() {
 	case $1 in
 	noop) t=$(salted "$out/bin/noopvet"); measure noop go vet -vettool="$t" ./...; rm -f "$t" ;;
 	leaseguard) t=$(salted "$out/bin/leaseguard"); measure leaseguard go vet -vettool="$t" ./...; rm -f "$t" ;;
+	lg-gogc100) t=$(salted "$out/bin/leaseguard"); measure lg-gogc100 env GOGC=100 go vet -vettool="$t" ./...; rm -f "$t" ;;
 	vet) t=$(salted "$(go env GOTOOLDIR)/vet"); measure vet go vet -vettool="$t" ./...; rm -f "$t" ;;
 	standalone) measure standalone "$out/bin/leaseguard" ./... ;;
 	golangci) rm -rf "$out/gcl-cache"; measure golangci env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci.yml" ./... ;;
+	golangci-lg) rm -rf "$out/gcl-cache"; measure golangci-lg env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci-lg.yml" ./... ;;
 	esac
 }
 
 : >"$out/runs.tsv"
-contenders="noop leaseguard vet standalone golangci"
+contenders="noop leaseguard lg-gogc100 vet standalone golangci golangci-lg"
 round=1
 while [ "$round" -le "$pairs" ]; do
 	# Rotate the order, so that no contender always runs after the same one.
@@ -119,8 +142,9 @@ while [ "$round" -le "$pairs" ]; do
 	round=$((round + 1))
 done
 
-# Summary: median seconds and MiB per contender, and the median over rounds
-# of each contender's time divided by noop's in the same round.
+# Summary: median seconds and MiB per contender, and the medians over rounds
+# of each contender's time and peak memory divided by noop's in the same
+# round.
 awk -F'\t' '
 { t[$2, $1] = $3; m[$2, $1] = $4; names[$2] = 1; if ($1 > rounds) rounds = $1 }
 function median(a, n,   i, j, x) {
@@ -128,9 +152,12 @@ function median(a, n,   i, j, x) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-	printf "%-12s %10s %12s %12s\n", "contender", "median s", "x noop", "median MiB"
+	printf "%-12s %10s %8s %12s %8s\n", "contender", "median s", "x noop", "median MiB", "x noop"
 	for (c in names) {
-		for (r = 1; r <= rounds; r++) { s[r] = t[c, r]; k[r] = m[c, r] / 1024; q[r] = t[c, r] / t["noop", r] }
-		printf "%-12s %10.1f %12.2f %12.0f\n", c, median(s, rounds), median(q, rounds), median(k, rounds)
+		for (r = 1; r <= rounds; r++) {
+			s[r] = t[c, r]; k[r] = m[c, r] / 1024
+			q[r] = t[c, r] / t["noop", r]; p[r] = m[c, r] / m["noop", r]
+		}
+		printf "%-12s %10.1f %8.2f %12.0f %8.2f\n", c, median(s, rounds), median(q, rounds), median(k, rounds), median(p, rounds)
 	}
 }' "$out/runs.tsv"

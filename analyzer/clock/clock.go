@@ -212,7 +212,7 @@ func (c *checker) summarize(info *buildssa.SSA) []finding {
 	c.read = make(map[dependency]bool)
 	c.queued = make(map[*ssa.Function]bool)
 	// The package initialiser holds the initial values of globals.
-	fns := append(info.SrcFuncs[:len(info.SrcFuncs):len(info.SrcFuncs)], info.Pkg.Func("init"))
+	fns := slices.Concat(info.SrcFuncs, []*ssa.Function{info.Pkg.Func("init")})
 	for _, fn := range fns {
 		c.enqueue(fn)
 	}
