@@ -211,8 +211,7 @@ func (c *checker) summarize(info *buildssa.SSA) []finding {
 	c.readers = make(map[any][]*ssa.Function)
 	c.read = make(map[dependency]bool)
 	c.queued = make(map[*ssa.Function]bool)
-	// The package initialiser holds the initial values of globals.
-	fns := slices.Concat(info.SrcFuncs, []*ssa.Function{info.Pkg.Func("init")})
+	fns := lazyssa.Funcs(info)
 	for _, fn := range fns {
 		c.enqueue(fn)
 	}

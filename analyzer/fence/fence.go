@@ -108,7 +108,7 @@ type site struct {
 func (c *checker) run(info *buildssa.SSA) {
 	c.parses = make(map[string]*parsed)
 	c.seen = make(map[string]bool)
-	funcs := slices.Concat(info.SrcFuncs, []*ssa.Function{info.Pkg.Func("init")})
+	funcs := lazyssa.Funcs(info)
 	c.texts = newTexts(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
 	c.constExprs, c.consts = constDecls(c.pass)
 

@@ -11,6 +11,7 @@ import (
 	"go/ast"
 	"go/types"
 	"reflect"
+	"slices"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
@@ -61,6 +62,13 @@ func (s *SSA) Only(keep func(*ast.FuncDecl) bool, vars bool) *buildssa.SSA {
 		info = &noVars
 	}
 	return build(s.pass, files, info)
+}
+
+// Funcs returns the functions of info that a rule analyses: the source
+// functions and the package initialiser, which holds the initial values of
+// package-level variables.
+func Funcs(info *buildssa.SSA) []*ssa.Function {
+	return slices.Concat(info.SrcFuncs, []*ssa.Function{info.Pkg.Func("init")})
 }
 
 // Analyzer returns a *SSA for the package. It requires noreturn, whose
