@@ -5,11 +5,12 @@ package fence
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
@@ -89,28 +92,34 @@ type checker struct {
 	rep  *lease.Reporter
 	cfg  config.Fence
 
-	texts  *texts
-	parses map[string]*parsed    // each text parsed once
-	consts map[string][]ast.Expr // string constants' declarations by value
-	// constExprs are string constants' declarations by object.
-	constExprs map[*types.Const]ast.Expr
-	names      *names
-	seen       map[string]bool // reports made: a statement reached twice reports once
+	texts   *sqltext.Texts
+	parses  map[string]*pgsql.Parsed // each text parsed once
+	names   *names
+	seen    map[string]bool // reports made: a statement reached twice reports once
+	dialect bool            // the note on another database's SQL was made
 }
 
 // site is one call that executes SQL.
 type site struct {
 	call  ssa.CallInstruction
 	fn    *types.Func // the SQL method
-	texts []text
+	texts []sqltext.Text
+	first bool // it may be the first statement of its transaction
+
+	stmts []sent
+}
+
+// sent is one statement of one text that a site may send.
+type sent struct {
+	text sqltext.Text
+	st   *statement
 }
 
 func (c *checker) run(info *buildssa.SSA) {
-	c.parses = make(map[string]*parsed)
+	c.parses = make(map[string]*pgsql.Parsed)
 	c.seen = make(map[string]bool)
 	funcs := lazyssa.Funcs(info)
-	c.texts = newTexts(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
-	c.constExprs, c.consts = constDecls(c.pass)
+	c.texts = sqltext.New(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
 
 	// 1. Every SQL call, and the texts it may send.
 	var sites []*site
@@ -129,12 +138,60 @@ func (c *checker) run(info *buildssa.SSA) {
 
 	// 3. Each statement of each text at each call.
 	for _, s := range sites {
-		fenced := false
+		s.first = c.firstInTx(s)
 		for _, t := range s.texts {
-			fenced = c.checkText(s, t) || fenced
+			p := c.parse(t.SQL)
+			if p.Err != nil {
+				c.reportParse(s, t, p)
+				continue
+			}
+			for i, raw := range p.Stmts {
+				s.stmts = append(s.stmts, sent{t, c.names.checkStmt(p, raw, s.first && i == 0)})
+			}
 		}
-		if fenced {
-			c.checkRows(s)
+	}
+
+	// 4. Fences taken once for a transaction, and the guarded tables.
+	txFences := c.txFences(sites)
+	for _, s := range sites {
+		for _, ss := range s.stmts {
+			for _, w := range ss.st.writes {
+				if w.best == nil {
+					w.best = txFences[s]
+				}
+				if w.best != nil || w.setsEpoch {
+					c.names.guarded[w.target.Relname] = true
+				}
+			}
+		}
+	}
+
+	// 5. What is wrong, and the rows affected that must be checked.
+	for _, s := range sites {
+		fenced, renews := false, false
+		for _, ss := range s.stmts {
+			for _, pr := range ss.st.problems {
+				c.report(s, ss.text, pr)
+			}
+			renews = renews || ss.st.lease == renewal
+			for _, w := range ss.st.writes {
+				if !c.names.guards(w.target) {
+					continue // without evidence, nothing is said
+				}
+				if w.best == nil && len(txFences) > 0 && c.fencedByCaller(s) {
+					continue // a caller may have fenced the transaction
+				}
+				for _, pr := range c.names.checkWrite(w) {
+					c.report(s, ss.text, pr)
+				}
+				fenced = fenced || (w.best != nil && w.best != txFences[s])
+			}
+		}
+		switch {
+		case fenced:
+			c.checkRows(s, "fenced write", "a fence that refuses the write affects no rows and returns no error")
+		case renews:
+			c.checkRows(s, "renewal", "a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease")
 		}
 	}
 }
@@ -152,41 +209,88 @@ func (c *checker) site(instr ssa.Instruction) *site {
 	if v == nil {
 		return nil
 	}
-	ts, ok := c.texts.of(v)
+	ts, ok := c.texts.Of(v)
 	if !ok {
 		return nil // not recoverable: not guessed at
 	}
 	return &site{call: call, fn: m, texts: ts}
 }
 
-func (c *checker) parse(sql string) *parsed {
+func (c *checker) parse(sql string) *pgsql.Parsed {
 	p, ok := c.parses[sql]
 	if !ok {
-		p = parse(sql)
+		p = pgsql.Parse(sql)
 		c.parses[sql] = p
 	}
 	return p
 }
 
-// checkText checks every statement of t as sent by s, and reports whether
-// any of them is a fenced write.
-func (c *checker) checkText(s *site, t text) (fenced bool) {
-	p := c.parse(t.sql)
-	if p.err != nil {
-		if t.exact { // with a placeholder in it, the failure may be ours
-			c.report(s, t, problem{off: p.errorOffset(), msg: "SQL does not parse: " + p.describe(t.sql)})
+// reportParse reports a text that was not parsed: too large or deep to
+// check, written for another database (once for the package), or not
+// valid SQL. A text with a placeholder in it may fail for want of the part
+// that the placeholder stands for, and is not reported.
+func (c *checker) reportParse(s *site, t sqltext.Text, p *pgsql.Parsed) {
+	var tc *pgsql.TooComplexError
+	switch {
+	case errors.As(p.Err, &tc):
+		c.report(s, t, problem{off: p.ErrorOffset(), msg: p.Describe() + ": the fence rule checks none of it"})
+	case !t.Exact:
+	case p.Dialect() != "":
+		if !c.dialect {
+			c.dialect = true
+			c.report(s, t, problem{off: p.ErrorOffset(), msg: fmt.Sprintf("SQL is not PostgreSQL (%s): the fence rule reads PostgreSQL only, and checks none of this package's SQL that does not parse", p.Dialect())})
+		}
+	default:
+		c.report(s, t, problem{off: p.ErrorOffset(), msg: "SQL does not parse: " + p.Describe()})
+	}
+}
+
+// txFences returns, for each site that runs on a transaction after a
+// statement of the same transaction that reads the lease row as a fence
+// does (SELECT … FOR SHARE as the transaction's first statement), that
+// fence: under READ COMMITTED, its row lock holds until commit, so every
+// later write of the transaction is fenced by it.
+func (c *checker) txFences(sites []*site) map[*site]*fence {
+	out := make(map[*site]*fence)
+	for _, s := range sites {
+		var f *fence
+		for _, ss := range s.stmts {
+			if ss.st.fence != nil {
+				f = ss.st.fence
+			}
+		}
+		recv := sqlcall.Receiver(s.call.Common())
+		if f == nil || recv == nil || !isTxLike(recv.Type()) {
+			continue
+		}
+		for _, later := range sites {
+			if later != s && sqlcall.Receiver(later.call.Common()) == recv && precedes(s.call, later.call) {
+				if out[later] == nil {
+					out[later] = f
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fencedByCaller reports whether s runs on a transaction that its function
+// was given: in a package that fences transactions, the caller may have.
+func (c *checker) fencedByCaller(s *site) bool {
+	recv := sqlcall.Receiver(s.call.Common())
+	for {
+		switch v := recv.(type) {
+		case *ssa.Parameter:
+			return true
+		case *ssa.UnOp:
+			recv = v.X
+			continue
+		case *ssa.FieldAddr:
+			recv = v.X
+			continue
 		}
 		return false
 	}
-	first := c.firstInTx(s)
-	for i, raw := range p.stmts {
-		st := c.names.checkStmt(p, raw, first && i == 0)
-		for _, pr := range st.problems {
-			c.report(s, t, pr)
-		}
-		fenced = fenced || st.fenced
-	}
-	return fenced
 }
 
 // firstInTx reports whether s may be the first statement of its
@@ -223,17 +327,23 @@ func isTxLike(t types.Type) bool {
 
 // precedes reports whether a runs before b on every path to b.
 func precedes(a, b ssa.Instruction) bool {
+	if a.Parent() != b.Parent() {
+		return false
+	}
 	if a.Block() == b.Block() {
 		return slices.Index(a.Block().Instrs, a) < slices.Index(b.Block().Instrs, b)
 	}
 	return a.Block().Dominates(b.Block())
 }
 
+// sqlcName matches the header that sqlc writes into each query's constant.
+var sqlcName = regexp.MustCompile(`^-- name: (\w+) (:\w+)`)
+
 // report reports pr, found in text t at s: at the argument that chose the
 // text, with the place in the SQL's source as related information and a
 // fix there when pr has one.
-func (c *checker) report(s *site, t text, pr problem) {
-	at := t.at
+func (c *checker) report(s *site, t sqltext.Text, pr problem) {
+	at := t.At
 	if at == nil {
 		at = c.sqlArg(s)
 	} else if c.skipped(at.Pos()) {
@@ -243,14 +353,22 @@ func (c *checker) report(s *site, t text, pr problem) {
 	if at != nil {
 		d.Pos, d.End = at.Pos(), at.End()
 	}
-	if pos, ok := c.locate(at, t, pr.off); ok {
+	if pos, ok := c.texts.Locate(at, t, pr.off); ok {
 		d.Related = []analysis.RelatedInformation{{Pos: pos, Message: "in this SQL"}}
 		if pr.fix != nil {
-			if fixPos, ok := c.locate(at, t, pr.fix.off); ok {
+			if fixPos, ok := c.texts.Locate(at, t, pr.fix.off); ok {
 				d.SuggestedFixes = []analysis.SuggestedFix{{Message: pr.fix.msg,
 					TextEdits: []analysis.TextEdit{{Pos: fixPos, End: fixPos, NewText: []byte(pr.fix.text)}}}}
 			}
 		}
+	}
+	if m := sqlcName.FindStringSubmatch(t.SQL); m != nil {
+		pos := d.Pos
+		if decl := c.texts.Decl(t.SQL); decl != nil {
+			pos = decl.Pos()
+		}
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos,
+			Message: fmt.Sprintf("sqlc query %s (%s): change it in the .sql file that sqlc generates this from", m[1], m[2])})
 	}
 	key := fmt.Sprintf("%d %d %s", d.Pos, d.End, d.Message)
 	if c.seen[key] {
@@ -262,71 +380,72 @@ func (c *checker) report(s *site, t text, pr problem) {
 
 // sqlArg returns the syntax of s's SQL text argument.
 func (c *checker) sqlArg(s *site) ast.Expr {
-	ce := c.texts.calls[s.call.Common().Pos()]
-	i := sqlcall.SQLParam(s.fn.Signature())
-	if ce == nil || i < 0 || i >= len(ce.Args) {
-		return nil
-	}
-	return ce.Args[i]
+	return c.texts.Arg(s.call.Common().Pos(), sqlcall.SQLParam(s.fn.Signature()))
 }
 
-// skipped reports whether pos is in a generated file or a test file. Tests
-// set up on purpose the states that the rule forbids (an expired lease, a
-// stolen row, an unfenced baseline for a benchmark); the rule checks the
-// code that ships.
+// skipped reports whether pos is in a test file. Tests set up on purpose
+// the states that the rule forbids (an expired lease, a stolen row, an
+// unfenced baseline for a benchmark); the rule checks the code that ships,
+// generated code included: sqlc's files hold the SQL that the program
+// sends.
 func (c *checker) skipped(pos token.Pos) bool {
-	f := lease.File(c.pass, pos)
-	return f != nil && (ast.IsGenerated(f) || strings.HasSuffix(c.pass.Fset.File(pos).Name(), "_test.go"))
+	f := c.pass.Fset.File(pos)
+	return f != nil && strings.HasSuffix(f.Name(), "_test.go")
 }
 
 // learn finds the lease tables (named by setting, or the tables that the
-// package's renewals update) and which of them have the epoch in a unique
-// key, from every statement the package sends, the files it embeds, and
-// its string constants that create tables or indexes.
+// package's statements use as leases: they set the holder and the
+// expiry), which of them have the epoch in a unique key and which have
+// their epoch set, and the guarded tables named by setting, from every
+// statement the package sends, the files it embeds, and its string
+// constants that create tables or indexes.
 func (c *checker) learn(sites []*site) *names {
 	n := &names{
-		holder:   strings.ToLower(cmp.Or(c.cfg.HolderColumn, config.DefaultHolderColumn)),
-		epoch:    strings.ToLower(cmp.Or(c.cfg.EpochColumn, config.DefaultEpochColumn)),
-		expiry:   strings.ToLower(cmp.Or(c.cfg.ExpiryColumn, config.DefaultExpiryColumn)),
-		leases:   make(map[string]bool),
-		epochKey: make(map[string]bool),
+		holder:       ident(cmp.Or(c.cfg.HolderColumn, config.DefaultHolderColumn)),
+		epoch:        ident(cmp.Or(c.cfg.EpochColumn, config.DefaultEpochColumn)),
+		expiry:       ident(cmp.Or(c.cfg.ExpiryColumn, config.DefaultExpiryColumn)),
+		leases:       make(map[string]bool),
+		guarded:      make(map[string]bool),
+		epochKey:     make(map[string]bool),
+		epochWritten: make(map[string]bool),
+		display:      c.display,
 	}
-	if len(c.cfg.Tables) > 0 {
-		n.guarded = make(map[string]bool)
-		for _, t := range c.cfg.Tables {
-			n.guarded[strings.ToLower(t)] = true
-		}
+	for _, t := range c.cfg.Tables {
+		n.guarded[qualified(t)] = true
 	}
 	var all []*pg_query.RawStmt
 	add := func(sql string) {
-		if p := c.parse(sql); p.err == nil {
-			all = append(all, p.stmts...)
+		if p := c.parse(sql); p.Err == nil {
+			all = append(all, p.Stmts...)
 		}
 	}
 	for _, s := range sites {
 		for _, t := range s.texts {
-			add(t.sql)
+			add(t.SQL)
 		}
 	}
-	for _, sql := range c.texts.embeds {
+	for _, sql := range c.texts.Embeds() {
 		add(sql)
 	}
-	for sql := range c.consts {
+	for _, sql := range c.texts.Consts() {
 		if strings.Contains(strings.ToLower(sql), "create") {
 			add(sql)
 		}
 	}
 	if c.cfg.Table != "" {
-		table := strings.ToLower(c.cfg.Table)
+		table := qualified(c.cfg.Table)
 		if i := strings.LastIndexByte(table, '.'); i >= 0 {
 			table = table[i+1:] // relations are matched by name
 		}
 		n.leases[table] = true
 	} else {
 		for _, raw := range all {
-			if u := raw.Stmt.GetUpdateStmt(); u != nil && n.isRenewal(u) {
-				n.leases[u.Relation.Relname] = true
-			}
+			pgsql.Walk(raw, func(x *pg_query.Node) bool {
+				if rv, ok := n.leaseShape(x); ok {
+					n.leases[rv.Relname] = true
+				}
+				return true
+			})
 		}
 		if len(n.leases) == 0 {
 			n.leases[config.DefaultLeaseTable] = true
@@ -334,52 +453,75 @@ func (c *checker) learn(sites []*site) *names {
 	}
 	for _, raw := range all {
 		n.learnKeys(raw)
+		pgsql.Walk(raw, func(x *pg_query.Node) bool {
+			if u := x.GetUpdateStmt(); u != nil && n.isLease(u.Relation) && setsColumn(u.TargetList, n.epoch) {
+				n.epochWritten[u.Relation.Relname] = true
+			}
+			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) && insertSetsEpoch(i, n.epoch) {
+				n.epochWritten[i.Relation.Relname] = true
+			}
+			return true
+		})
 	}
 	return n
 }
 
-// isRenewal reports whether u has a renewal's shape: it sets the expiry
-// column and tests the holder column.
-func (n *names) isRenewal(u *pg_query.UpdateStmt) bool {
-	sets := false
-	for _, t := range u.TargetList {
-		sets = sets || t.GetResTarget().GetName() == n.expiry
+// leaseShape reports whether x is a statement that treats its table as a
+// lease table, whatever the table is called: an UPDATE that sets the
+// expiry and tests the holder (a renewal), or sets both (a takeover), or an
+// INSERT that sets both (an acquisition).
+func (n *names) leaseShape(x *pg_query.Node) (*pg_query.RangeVar, bool) {
+	if u := x.GetUpdateStmt(); u != nil && u.Relation != nil && setsColumn(u.TargetList, n.expiry) {
+		if setsColumn(u.TargetList, n.holder) {
+			return u.Relation, true
+		}
+		t := newTests(n, u.Relation)
+		t.add(u.WhereClause)
+		return u.Relation, t.holder
 	}
-	if !sets || u.Relation == nil {
-		return false
+	if i := x.GetInsertStmt(); i != nil && i.Relation != nil && setsColumn(i.Cols, n.expiry) && setsColumn(i.Cols, n.holder) {
+		return i.Relation, true
 	}
-	t := newTests(n, u.Relation)
-	t.add(u.WhereClause)
-	return t.holder
+	return nil, false
 }
 
-// constDecls returns the expression that declares each string constant of
-// the package, and the same by value.
-func constDecls(pass *analysis.Pass) (map[*types.Const]ast.Expr, map[string][]ast.Expr) {
-	byObj := make(map[*types.Const]ast.Expr)
-	byValue := make(map[string][]ast.Expr)
-	for _, f := range pass.Files {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				vs := spec.(*ast.ValueSpec)
-				if len(vs.Values) != len(vs.Names) {
-					continue
-				}
-				for i, name := range vs.Names {
-					obj, _ := pass.TypesInfo.Defs[name].(*types.Const)
-					if obj == nil || obj.Val().Kind() != constant.String {
-						continue
-					}
-					s := constant.StringVal(obj.Val())
-					byObj[obj] = vs.Values[i]
-					byValue[s] = append(byValue[s], vs.Values[i])
-				}
-			}
+// display names a relation for a message: the Go expression that chose it
+// at run time, its name quoted where PostgreSQL would need quotes, or its
+// name.
+func (c *checker) display(relname string) string {
+	if expr, ok := c.texts.Expr(relname); ok {
+		if expr == "" {
+			return "a table named at run time"
+		}
+		return "the table named by " + expr
+	}
+	if relname != strings.ToLower(relname) {
+		return `"` + strings.ReplaceAll(relname, `"`, `""`) + `"`
+	}
+	return relname
+}
+
+// ident returns an SQL identifier from a setting as PostgreSQL reads it:
+// "Quoted" as written, anything else folded to lower case.
+func ident(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	}
+	return strings.ToLower(s)
+}
+
+// qualified returns a table setting, schema.table or table, with each
+// part read as PostgreSQL reads it.
+func qualified(s string) string {
+	// A dot inside quotes is part of the name.
+	inQuotes := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '"':
+			inQuotes = !inQuotes
+		case s[i] == '.' && !inQuotes:
+			return ident(s[:i]) + "." + ident(s[i+1:])
 		}
 	}
-	return byObj, byValue
+	return ident(s)
 }

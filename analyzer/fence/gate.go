@@ -4,6 +4,9 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 )
 
 // A fence is one read of the lease table that decides whether a write
@@ -14,6 +17,7 @@ type fence struct {
 	lock pg_query.LockClauseStrength // the strongest row lock it takes on the lease row
 	loc  int                         // rewritten offset to report at
 	end  int                         // rewritten offset where a locking clause goes, or -1: not mechanical
+	p    *pgsql.Parsed               // the text it is in
 }
 
 // missing names the tests that f lacks, or "".
@@ -53,6 +57,7 @@ func (f *fence) score() int {
 // subquery in the values) decides nothing and is no fence.
 type gate struct {
 	n      *names
+	p      *pgsql.Parsed
 	ctes   map[string]*pg_query.SelectStmt
 	fences []*fence
 	ends   map[*pg_query.SelectStmt]int // where a locking clause can be added (see lockEnds)
@@ -80,11 +85,8 @@ func (g *gate) sel(sel *pg_query.SelectStmt) {
 		g.seen = make(map[*pg_query.SelectStmt]bool)
 	}
 	g.seen[sel] = true
-	if sel.Op != pg_query.SetOperation_SETOP_NONE && sel.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
+	if pgsql.IsSetOp(sel) {
 		return // a UNION's arms each decide; not followed
-	}
-	for name, c := range ctes(sel.WithClause) {
-		g.ctes[name] = c
 	}
 	g.fromWhere(sel.FromClause, sel.WhereClause, sel)
 }
@@ -101,7 +103,7 @@ func (g *gate) fromWhere(from []*pg_query.Node, where *pg_query.Node, owner *pg_
 		switch {
 		case item.GetRangeVar() != nil:
 			rv := item.GetRangeVar()
-			if g.n.leases[rv.Relname] || rv.Relname == placeholder {
+			if g.n.leases[rv.Relname] || sqltext.IsPlaceholder(rv.Relname) {
 				leases = append(leases, rv)
 			} else if c := g.ctes[rv.Relname]; c != nil && rv.Schemaname == "" {
 				g.sel(c)
@@ -121,7 +123,7 @@ func (g *gate) fromWhere(from []*pg_query.Node, where *pg_query.Node, owner *pg_
 	for _, item := range from {
 		visit(item)
 	}
-	for _, c := range conjuncts(where) {
+	for _, c := range pgsql.Conjuncts(where) {
 		if sl := c.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXISTS_SUBLINK {
 			g.sel(sl.Subselect.GetSelectStmt())
 		}
@@ -132,10 +134,10 @@ func (g *gate) fromWhere(from []*pg_query.Node, where *pg_query.Node, owner *pg_
 		for _, q := range quals {
 			t.add(q)
 		}
-		if rv.Relname == placeholder {
+		if sqltext.IsPlaceholder(rv.Relname) && !g.n.leases[rv.Relname] {
 			t.maybe = true
 		}
-		f := &fence{table: rv.Relname, tests: *t, loc: int(rv.Location), end: -1}
+		f := &fence{table: rv.Relname, tests: *t, loc: int(rv.Location), end: -1, p: g.p}
 		if owner != nil {
 			f.lock = lockOn(owner, rv)
 			if e, ok := g.ends[owner]; ok {
@@ -172,21 +174,6 @@ func lockOn(sel *pg_query.SelectStmt, rv *pg_query.RangeVar) pg_query.LockClause
 	return strongest
 }
 
-// conjuncts returns the terms of a chain of ANDs.
-func conjuncts(e *pg_query.Node) []*pg_query.Node {
-	if e == nil {
-		return nil
-	}
-	if b := e.GetBoolExpr(); b != nil && b.Boolop == pg_query.BoolExprType_AND_EXPR {
-		var out []*pg_query.Node
-		for _, a := range b.Args {
-			out = append(out, conjuncts(a)...)
-		}
-		return out
-	}
-	return []*pg_query.Node{e}
-}
-
 // tests are what a WHERE clause tests of a lease row.
 type tests struct {
 	n      *names
@@ -215,7 +202,7 @@ func newTests(n *names, rv *pg_query.RangeVar) *tests {
 
 // add records the tests of the conjuncts of where.
 func (t *tests) add(where *pg_query.Node) {
-	for _, c := range conjuncts(where) {
+	for _, c := range pgsql.Conjuncts(where) {
 		ae := c.GetAExpr()
 		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
 			continue
@@ -256,19 +243,7 @@ func (t *tests) compare(op string, col, other *pg_query.Node) {
 // column returns the name of the lease row's column that e is, if it is
 // one: unqualified, or qualified by the row's table or alias.
 func (t *tests) column(e *pg_query.Node) (string, bool) {
-	cr := e.GetColumnRef()
-	if cr == nil {
-		return "", false
-	}
-	var parts []string
-	for _, f := range cr.Fields {
-		s := f.GetString_()
-		if s == nil {
-			return "", false
-		}
-		parts = append(parts, s.Sval)
-	}
-	switch len(parts) {
+	switch parts := pgsql.Ident(e); len(parts) {
 	case 1:
 		return parts[0], true
 	case 2:

@@ -1,19 +1,24 @@
 package fence
 
 import (
+	"fmt"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
-// checkRows reports a fenced write sent by Exec whose rows affected are
-// never compared, or compared only after the transaction commits. A fence
-// that refuses the write makes it affect no rows and returns no error: the
-// count is the only verdict. Query and QueryRow report through the rows
-// they return, and a batch through its results, which are not followed.
-func (c *checker) checkRows(s *site) {
+// checkRows reports a fenced write, renewal or takeover (what) sent by Exec
+// whose rows affected are never compared, or, for a write, compared only
+// after the transaction commits. A fence that refuses the write, or a
+// renewal that finds the lease gone, affects no rows and returns no error
+// (why): the count is the only verdict. Query and QueryRow report through
+// the rows they return, and a batch through its results, which are not
+// followed.
+func (c *checker) checkRows(s *site, what, why string) {
 	call, ok := s.call.(*ssa.Call)
 	if !ok || (s.fn.Name() != "Exec" && s.fn.Name() != "ExecContext") {
 		return
@@ -25,12 +30,19 @@ func (c *checker) checkRows(s *site) {
 		}
 	}
 	if result == nil {
-		c.reportRows(s, "the result of this fenced write is discarded: a fence that refuses the write affects no rows and returns no error; compare RowsAffected before commit")
+		fix := "compare RowsAffected"
+		if what == "fenced write" {
+			fix += " before commit"
+		}
+		c.reportRows(s, fmt.Sprintf("the result of this %s is discarded: %s; %s", what, why, fix))
 		return
 	}
 	checks := (&rowsFlow{c: c, memo: make(map[*ssa.Parameter]bool)}).checks(result)
 	if len(checks) == 0 {
-		c.reportRows(s, "the rows affected by this fenced write are never compared: a fence that refuses the write affects no rows and returns no error")
+		c.reportRows(s, fmt.Sprintf("the rows affected by this %s are never compared: %s", what, why))
+		return
+	}
+	if what != "fenced write" {
 		return
 	}
 	// Every commit of the same transaction in this function must come
@@ -58,7 +70,7 @@ func (c *checker) checkRows(s *site) {
 }
 
 func (c *checker) reportRows(s *site, msg string) {
-	c.report(s, text{}, problem{off: -1, msg: msg})
+	c.report(s, sqltext.Text{}, problem{off: -1, msg: msg})
 }
 
 // isCommit reports whether call commits the transaction tx.
@@ -97,7 +109,11 @@ func (f *rowsFlow) checks(v ssa.Value) []ssa.Instruction {
 				visit(r)
 			case *ssa.ChangeType:
 				visit(r)
-			case *ssa.Return, *ssa.Store, *ssa.MapUpdate, *ssa.Send:
+			case *ssa.Store:
+				if !intoVarargs(r) {
+					out = append(out, r)
+				}
+			case *ssa.Return, *ssa.MapUpdate, *ssa.Send:
 				out = append(out, r)
 			case ssa.CallInstruction:
 				if f.passes(r, v) {
@@ -126,7 +142,7 @@ func (f *rowsFlow) passes(instr ssa.CallInstruction, v ssa.Value) bool {
 		count, ok := instr.(*ssa.Call)
 		return ok && name == "RowsAffected" && compared(count)
 	}
-	if fn == nil || fn.Pkg != f.c.texts.pkg || fn.Blocks == nil {
+	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg != f.c.pass.Pkg || fn.Blocks == nil {
 		return true // beyond sight: assume it checks
 	}
 	for i, a := range call.Args {
@@ -145,6 +161,18 @@ func (f *rowsFlow) param(p *ssa.Parameter) bool {
 	ok := len(f.checks(p)) > 0
 	f.memo[p] = ok
 	return ok
+}
+
+// intoVarargs reports whether st stores into the array that a variadic
+// call's arguments are built in: a value passed to fmt, a logger or any
+// ...any function is printed, not compared.
+func intoVarargs(st *ssa.Store) bool {
+	ia, ok := st.Addr.(*ssa.IndexAddr)
+	if !ok {
+		return false
+	}
+	_, ok = ia.X.(*ssa.Alloc)
+	return ok && types.IsInterface(st.Val.Type())
 }
 
 // compared reports whether the count v is compared, or goes where this

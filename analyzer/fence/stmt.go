@@ -5,18 +5,27 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 )
 
-// names are the lease table and columns that the rule looks for, lower
-// case, as PostgreSQL folds unquoted identifiers.
+// names is the lease schema that the rule looks for: the lease tables, the
+// names of their columns, and what the package's SQL says of them. Names
+// are as PostgreSQL reads them: unquoted identifiers folded to lower case.
 type names struct {
 	leases  map[string]bool // the lease tables
-	guarded map[string]bool // tables whose writes need a fence; nil: all but the lease tables
+	guarded map[string]bool // tables whose writes need a fence: by setting, and from evidence
 	holder  string
 	epoch   string
 	expiry  string
 
-	epochKey map[string]bool // lease tables on which a unique key includes the epoch
+	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
+	epochWritten map[string]bool // lease tables whose epoch the package's SQL sets: a fencing token
+
+	// display names a relation in a message: its name, or the Go
+	// expression that chose it at run time.
+	display func(relname string) string
 }
 
 // problem is one finding in a statement, at an offset of the original text.
@@ -33,10 +42,33 @@ type fix struct {
 	text string
 }
 
+// leaseKind is what a statement does to the lease table.
+type leaseKind int
+
+const (
+	noLease  leaseKind = iota
+	renewal            // sets expiry to a later time: a renewal, a takeover or an acquisition that may match no row
+	release            // clears or ends the lease: expiry set to NULL, -infinity or the clock itself, or the holder cleared
+	acquired           // an INSERT that always affects its row
+)
+
+// write is one write of a statement, top level or in a WITH, to a table
+// that is not a lease table.
+type write struct {
+	verb      string // "INSERT into"
+	target    *pg_query.RangeVar
+	best      *fence // the fence that gates it, or nil
+	setsEpoch bool   // it writes the epoch column: it carries the fencing token
+	first     bool   // its statement may be the first of its transaction
+	p         *pgsql.Parsed
+}
+
 // statement is what the rule learned of one statement at one call.
 type statement struct {
-	problems []problem
-	fenced   bool // a write to a guarded table that carries a fence
+	problems []problem // on the lease table: reported whatever the evidence
+	writes   []*write
+	lease    leaseKind
+	fence    *fence // a SELECT that reads the lease row as a fence does, or nil
 }
 
 // clock kinds, by what the database clock they name reads.
@@ -50,52 +82,70 @@ const (
 	paramClock           // a parameter: a time the process chose
 )
 
-// checkStmt checks one statement. first reports whether it is the first
+// checkStmt reads one statement. first reports whether it is the first
 // statement of its transaction, which decides whether now() is safe.
-func (n *names) checkStmt(p *parsed, raw *pg_query.RawStmt, first bool) statement {
-	var st statement
-	node := raw.Stmt
-	switch {
-	case node.GetInsertStmt() != nil:
-		s := node.GetInsertStmt()
-		n.checkWrite(p, raw, &st, "INSERT into", s.Relation, s.WithClause, first, func(g *gate) {
-			if sel := s.SelectStmt.GetSelectStmt(); sel != nil {
-				g.sel(sel)
-			}
-		})
-		if n.isLease(s.Relation) {
-			n.checkLeaseInsert(p, &st, s)
-		}
-	case node.GetUpdateStmt() != nil:
-		s := node.GetUpdateStmt()
-		n.checkWrite(p, raw, &st, "UPDATE of", s.Relation, s.WithClause, first, func(g *gate) {
-			g.fromWhere(s.FromClause, s.WhereClause, nil)
-		})
-		if n.isLease(s.Relation) {
-			n.checkLeaseUpdate(p, &st, s)
-		}
-	case node.GetDeleteStmt() != nil:
-		s := node.GetDeleteStmt()
-		n.checkWrite(p, raw, &st, "DELETE from", s.Relation, s.WithClause, first, func(g *gate) {
-			g.fromWhere(s.UsingClause, s.WhereClause, nil)
-		})
-		if n.isLease(s.Relation) {
-			st.problems = append(st.problems, problem{off: p.orig(int(s.Relation.Location)),
-				msg: fmt.Sprintf("DELETE from %s restarts the epoch and reuses fencing tokens: release by expiring the row instead", s.Relation.Relname)})
-		}
-	case node.GetMergeStmt() != nil:
-		s := node.GetMergeStmt()
-		n.checkWrite(p, raw, &st, "MERGE into", s.Relation, s.WithClause, first, func(g *gate) {
-			g.fromWhere([]*pg_query.Node{s.SourceRelation}, s.JoinCondition, nil)
-		})
-	case node.GetTruncateStmt() != nil:
-		for _, r := range node.GetTruncateStmt().Relations {
-			if rv := r.GetRangeVar(); n.isLease(rv) {
-				st.problems = append(st.problems, problem{off: p.orig(int(rv.Location)),
-					msg: fmt.Sprintf("TRUNCATE of %s restarts the epoch and reuses fencing tokens: release by expiring the rows instead", rv.Relname)})
-			}
+func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *statement {
+	st := &statement{}
+	all := allCTEs(raw)
+	ends := p.LockEnds(raw)
+	newGate := func() *gate { return &gate{n: n, p: p, ctes: all, ends: ends} }
+	if sel := raw.Stmt.GetSelectStmt(); sel != nil {
+		g := newGate()
+		g.sel(sel)
+		if f := g.best(); f != nil && f.holder && f.epoch {
+			st.fence = f
 		}
 	}
+	// Every write, at the top or in a WITH (a data-modifying CTE).
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		switch {
+		case x.GetInsertStmt() != nil:
+			s := x.GetInsertStmt()
+			n.addWrite(p, st, "INSERT into", s.Relation, first, insertSetsEpoch(s, n.epoch), newGate(), func(g *gate) {
+				if sel := s.SelectStmt.GetSelectStmt(); sel != nil {
+					g.sel(sel)
+				}
+			})
+			if n.isLease(s.Relation) {
+				n.checkLeaseInsert(p, st, s)
+			}
+		case x.GetUpdateStmt() != nil:
+			s := x.GetUpdateStmt()
+			n.addWrite(p, st, "UPDATE of", s.Relation, first, setsColumn(s.TargetList, n.epoch), newGate(), func(g *gate) {
+				g.fromWhere(s.FromClause, s.WhereClause, nil)
+			})
+			if n.isLease(s.Relation) {
+				n.checkLeaseUpdate(p, st, s)
+			}
+		case x.GetDeleteStmt() != nil:
+			s := x.GetDeleteStmt()
+			n.addWrite(p, st, "DELETE from", s.Relation, first, false, newGate(), func(g *gate) {
+				g.fromWhere(s.UsingClause, s.WhereClause, nil)
+			})
+			n.checkLeaseDelete(p, st, "DELETE from", s.Relation)
+		case x.GetMergeStmt() != nil:
+			s := x.GetMergeStmt()
+			sets := false
+			for _, w := range s.MergeWhenClauses {
+				mw := w.GetMergeWhenClause()
+				sets = sets || setsColumn(mw.GetTargetList(), n.epoch)
+				if mw.GetCommandType() == pg_query.CmdType_CMD_DELETE {
+					n.checkLeaseDelete(p, st, "MERGE … DELETE from", s.Relation)
+				}
+			}
+			n.addWrite(p, st, "MERGE into", s.Relation, first, sets, newGate(), func(g *gate) {
+				g.fromWhere([]*pg_query.Node{s.SourceRelation}, s.JoinCondition, nil)
+				for _, w := range s.MergeWhenClauses {
+					g.fromWhere(nil, w.GetMergeWhenClause().GetCondition(), nil)
+				}
+			})
+		case x.GetTruncateStmt() != nil:
+			for _, r := range x.GetTruncateStmt().Relations {
+				n.checkLeaseDelete(p, st, "TRUNCATE of", r.GetRangeVar())
+			}
+		}
+		return true
+	})
 	return st
 }
 
@@ -103,132 +153,194 @@ func (n *names) isLease(rv *pg_query.RangeVar) bool {
 	return rv != nil && n.leases[rv.Relname]
 }
 
-// needsFence reports whether a write to rv must carry a fence, and
-// whether that is known (a table name built in at run time is not).
-func (n *names) needsFence(rv *pg_query.RangeVar) (need, known bool) {
-	if rv == nil || rv.Relname == placeholder {
-		return false, false
+// addWrite records a write to target, not a lease table, with the fence
+// that gates adds to g.
+func (n *names) addWrite(p *pgsql.Parsed, st *statement, verb string, target *pg_query.RangeVar, first, setsEpoch bool, g *gate, gates func(*gate)) {
+	if target == nil || n.isLease(target) {
+		return
 	}
-	if n.leases[rv.Relname] {
-		return false, true
-	}
-	if n.guarded == nil {
-		return true, true
-	}
-	return n.guarded[rv.Relname] || n.guarded[rv.Schemaname+"."+rv.Relname], true
+	gates(g)
+	st.writes = append(st.writes, &write{verb: verb, target: target, best: g.best(), setsEpoch: setsEpoch, first: first, p: p})
 }
 
-// checkWrite checks that a write to a guarded table carries a complete
-// fence under a row lock. gates adds to g the places where a read of the
-// lease table decides whether the write happens.
-func (n *names) checkWrite(p *parsed, raw *pg_query.RawStmt, st *statement, verb string, target *pg_query.RangeVar, with *pg_query.WithClause, first bool, gates func(*gate)) {
-	need, known := n.needsFence(target)
-	g := &gate{n: n, ctes: ctes(with), ends: p.lockEnds(raw)}
-	gates(g)
-	best := g.best()
-	if !known && best == nil {
-		return // the table is built in at run time: it may be the lease table
-	}
-	if !need && known {
-		return
-	}
-	at := p.orig(int(target.Location))
+// guards reports whether writes to rv need a fence: the table is named by
+// setting, or the package's SQL gives evidence (see checker.learnGuarded).
+func (n *names) guards(rv *pg_query.RangeVar) bool {
+	return n.guarded[rv.Relname] || (rv.Schemaname != "" && n.guarded[rv.Schemaname+"."+rv.Relname])
+}
+
+// checkWrite checks a write to a guarded table: it carries a complete
+// fence under a row lock.
+func (n *names) checkWrite(w *write) []problem {
+	p := w.p
+	at := p.Orig(int(w.target.Location))
+	best := w.best
 	if best == nil {
-		st.problems = append(st.problems, problem{off: at,
-			msg: fmt.Sprintf("%s %s is not fenced: no EXISTS or join on %s tests holder, epoch and expiry, so a stale holder's write lands", verb, target.Relname, n.leaseList())})
-		return
+		return []problem{{off: at,
+			msg: fmt.Sprintf("%s %s is not fenced: no EXISTS or join on %s tests holder, epoch and expiry, so a stale holder's write lands", w.verb, n.display(w.target.Relname), n.leaseList())}}
 	}
-	st.fenced = true
 	if best.maybe {
-		return // a part built in at run time may be what is missing
+		return nil // a part built in at run time may be what is missing
 	}
+	var out []problem
 	if missing := best.missing(n); missing != "" {
-		st.problems = append(st.problems, problem{off: p.orig(best.loc),
+		out = append(out, problem{off: best.p.Orig(best.loc),
 			msg: fmt.Sprintf("fence does not test %s: a stale write passes it", missing)})
 	}
 	switch {
 	case best.clock == paramClock:
-		st.problems = append(st.problems, problem{off: p.orig(best.clockLoc),
-			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.expiry, p.spell(best.clockLoc, best.clockText))})
-	case best.clock == txClock && !first:
-		st.problems = append(st.problems, problem{off: p.orig(best.clockLoc),
+		out = append(out, problem{off: best.p.Orig(best.clockLoc),
+			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.expiry, best.p.Spell(best.clockLoc, best.clockText))})
+	case best.clock == txClock && !w.first:
+		out = append(out, problem{off: best.p.Orig(best.clockLoc),
 			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", n.expiry, best.clockText)})
 	}
-	n.checkLock(p, st, best)
+	if pr, ok := n.checkLock(best); ok {
+		out = append(out, pr)
+	}
+	return out
 }
 
 // checkLock checks that the fence's read of the lease row takes a lock
 // that conflicts with the epoch-changing takeover.
-func (n *names) checkLock(p *parsed, st *statement, f *fence) {
+func (n *names) checkLock(f *fence) (problem, bool) {
 	strong := f.lock == pg_query.LockClauseStrength_LCS_FORSHARE ||
 		f.lock == pg_query.LockClauseStrength_LCS_FORNOKEYUPDATE ||
 		f.lock == pg_query.LockClauseStrength_LCS_FORUPDATE
 	keyShare := f.lock == pg_query.LockClauseStrength_LCS_FORKEYSHARE
+	table := n.display(f.table)
 	switch {
 	case strong, keyShare && n.epochKey[f.table]:
-		return
+		return problem{}, false
 	case keyShare:
-		st.problems = append(st.problems, problem{off: p.orig(f.loc),
-			msg: fmt.Sprintf("fence takes FOR KEY SHARE, which a takeover does not wait for unless %s is a key column, and no unique key on %s includes it: use FOR SHARE, or add UNIQUE (name, %s)", n.epoch, f.table, n.epoch)})
-		return
+		return problem{off: f.p.Orig(f.loc),
+			msg: fmt.Sprintf("fence takes FOR KEY SHARE, which a takeover does not wait for unless %s is a key column, and no unique key on %s includes it: use FOR SHARE, or add UNIQUE (name, %s)", n.epoch, table, n.epoch)}, true
 	}
 	lock := "FOR SHARE"
 	if n.epochKey[f.table] {
 		lock = "FOR KEY SHARE"
 	}
-	pr := problem{off: p.orig(f.loc),
-		msg: fmt.Sprintf("fence reads %s without a row lock: a takeover can commit between the check and this write's commit; add %s", f.table, lock)}
+	pr := problem{off: f.p.Orig(f.loc),
+		msg: fmt.Sprintf("fence reads %s without a row lock: a takeover can commit between the check and this write's commit; add %s", table, lock)}
 	if f.end >= 0 {
-		pr.fix = &fix{msg: "Add " + lock + " to the fence", off: p.orig(f.end), text: " " + lock}
+		pr.fix = &fix{msg: "Add " + lock + " to the fence", off: f.p.Orig(f.end), text: " " + lock}
 	}
-	st.problems = append(st.problems, pr)
+	return pr, true
 }
 
+// leaseList names the lease table for a message, when there is one name
+// to give.
 func (n *names) leaseList() string {
 	var ls []string
 	for l := range n.leases {
 		ls = append(ls, l)
 	}
 	if len(ls) == 1 {
-		return ls[0]
+		return n.display(ls[0])
 	}
 	return "the lease table"
 }
 
+// checkLeaseDelete reports a DELETE or TRUNCATE of a lease table whose
+// epoch the package sets: the next acquisition starts the epoch again, and
+// a stale holder's token becomes valid again. Without an epoch written,
+// deleting a lease row is how some packages release, and is not reported.
+func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv *pg_query.RangeVar) {
+	if !n.isLease(rv) || !n.epochWritten[rv.Relname] {
+		return
+	}
+	st.problems = append(st.problems, problem{off: p.Orig(int(rv.Location)),
+		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.epoch)})
+}
+
 // checkLeaseUpdate checks an UPDATE of the lease table: expiry set from
 // the database clock, and, in a renewal (an update that tests the holder),
-// tested against it.
-func (n *names) checkLeaseUpdate(p *parsed, st *statement, s *pg_query.UpdateStmt) {
-	verb := "UPDATE of " + s.Relation.Relname
+// tested against it. A release is none of this.
+func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.UpdateStmt) {
+	verb := "UPDATE of " + n.display(s.Relation.Relname)
 	sets := false
 	for _, t := range s.TargetList {
 		if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry {
 			sets = true
+		}
+	}
+	if n.releases(s.TargetList) {
+		st.lease = max(st.lease, release)
+		return
+	}
+	if sets {
+		st.lease = renewal
+	}
+	for _, t := range s.TargetList {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry {
 			n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
 		}
 	}
 	tests := newTests(n, s.Relation)
 	tests.add(s.WhereClause)
 	if tests.paramText != "" {
-		st.problems = append(st.problems, problem{off: p.orig(tests.paramLoc),
-			msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.spell(tests.paramLoc, tests.paramText))})
+		st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
+			msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.Spell(tests.paramLoc, tests.paramText))})
 		return
 	}
 	if sets && tests.holder && tests.clock == noClock && !tests.maybe {
-		st.problems = append(st.problems, problem{off: p.orig(int(s.Relation.Location)),
+		st.problems = append(st.problems, problem{off: p.Orig(int(s.Relation.Location)),
 			msg: fmt.Sprintf("renewal does not test %s > clock_timestamp(): it revives a lease that has expired", n.expiry)})
 	}
 }
 
+// releases reports whether the assignments of an UPDATE end the lease
+// rather than extend it: expiry set to NULL, to -infinity or to the
+// database clock itself, or the holder cleared.
+func (n *names) releases(targets []*pg_query.Node) bool {
+	for _, t := range targets {
+		rt := t.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		v := rt.Val
+		if tc := v.GetTypeCast(); tc != nil {
+			v = tc.Arg
+		}
+		switch rt.Name {
+		case n.expiry:
+			if isNull(v) || isString(v, "-infinity") {
+				return true
+			}
+			if k, _, _ := clockOf(v); k != noClock && k != paramClock {
+				return true // the clock itself, no interval added
+			}
+		case n.holder:
+			if isNull(v) || isString(v, "") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isNull(v *pg_query.Node) bool {
+	c := v.GetAConst()
+	return c != nil && c.Isnull
+}
+
+func isString(v *pg_query.Node, s string) bool {
+	c := v.GetAConst()
+	return c != nil && c.GetSval() != nil && strings.EqualFold(c.GetSval().Sval, s)
+}
+
 // checkLeaseInsert checks that an INSERT into the lease table (a first
 // acquisition) sets expiry from the database clock.
-func (n *names) checkLeaseInsert(p *parsed, st *statement, s *pg_query.InsertStmt) {
-	verb := "INSERT into " + s.Relation.Relname
+func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.InsertStmt) {
+	verb := "INSERT into " + n.display(s.Relation.Relname)
 	col := -1
 	for i, c := range s.Cols {
 		if rt := c.GetResTarget(); rt != nil && rt.Name == n.expiry {
 			col = i
 		}
+	}
+	if col >= 0 {
+		st.lease = max(st.lease, acquired)
 	}
 	if sel := s.SelectStmt.GetSelectStmt(); sel != nil && col >= 0 {
 		for _, row := range sel.ValuesLists {
@@ -238,6 +350,12 @@ func (n *names) checkLeaseInsert(p *parsed, st *statement, s *pg_query.InsertStm
 		}
 	}
 	if oc := s.OnConflictClause; oc != nil {
+		if oc.WhereClause != nil || oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING {
+			st.lease = renewal // the row may not be taken: rows affected say whether it was
+		}
+		if n.releases(oc.TargetList) {
+			return
+		}
 		for _, t := range oc.TargetList {
 			if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry && !excluded(rt.Val) {
 				n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
@@ -247,7 +365,7 @@ func (n *names) checkLeaseInsert(p *parsed, st *statement, s *pg_query.InsertStm
 }
 
 // checkExpiryValue reports an expiry computed without the database clock.
-func (n *names) checkExpiryValue(p *parsed, st *statement, verb string, val *pg_query.Node, loc int) {
+func (n *names) checkExpiryValue(p *pgsql.Parsed, st *statement, verb string, val *pg_query.Node, loc int) {
 	kind, text, at := clockIn(val)
 	if kind == wallClock || kind == stmtClock || kind == txClock || hasPlaceholder(val) {
 		return
@@ -256,34 +374,54 @@ func (n *names) checkExpiryValue(p *parsed, st *statement, verb string, val *pg_
 		loc = at
 	}
 	if kind == paramClock {
-		st.problems = append(st.problems, problem{off: p.orig(loc),
-			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, n.expiry, p.spell(at, text))})
+		st.problems = append(st.problems, problem{off: p.Orig(loc),
+			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, n.expiry, p.Spell(at, text))})
 		return
 	}
-	st.problems = append(st.problems, problem{off: p.orig(loc),
+	if isNull(val) {
+		return
+	}
+	st.problems = append(st.problems, problem{off: p.Orig(loc),
 		msg: fmt.Sprintf("%s sets %s without the database clock: compute it from clock_timestamp()", verb, n.expiry)})
+}
+
+// setsColumn reports whether an UPDATE's or ON CONFLICT's assignments set
+// col.
+func setsColumn(targets []*pg_query.Node, col string) bool {
+	for _, t := range targets {
+		if t.GetResTarget().GetName() == col {
+			return true
+		}
+	}
+	return false
+}
+
+func insertSetsEpoch(s *pg_query.InsertStmt, epoch string) bool {
+	if oc := s.OnConflictClause; oc != nil && setsColumn(oc.TargetList, epoch) {
+		return true
+	}
+	return setsColumn(s.Cols, epoch)
 }
 
 // excluded reports whether val is EXCLUDED.col, the value the INSERT
 // proposed, which the INSERT's own check covers.
 func excluded(val *pg_query.Node) bool {
-	cr := val.GetColumnRef()
-	return cr != nil && len(cr.Fields) == 2 && strings.EqualFold(cr.Fields[0].GetString_().GetSval(), "excluded")
+	parts := pgsql.Ident(val)
+	return len(parts) == 2 && strings.EqualFold(parts[0], "excluded")
 }
 
-// ctes returns the common table expressions of a WITH clause by name.
-func ctes(with *pg_query.WithClause) map[string]*pg_query.SelectStmt {
+// allCTEs returns every common table expression of a statement by name,
+// at any depth: a write in one WITH entry may read another.
+func allCTEs(raw *pg_query.RawStmt) map[string]*pg_query.SelectStmt {
 	m := make(map[string]*pg_query.SelectStmt)
-	if with == nil {
-		return m
-	}
-	for _, c := range with.Ctes {
-		if cte := c.GetCommonTableExpr(); cte != nil {
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		if cte := x.GetCommonTableExpr(); cte != nil {
 			if sel := cte.Ctequery.GetSelectStmt(); sel != nil {
 				m[cte.Ctename] = sel
 			}
 		}
-	}
+		return true
+	})
 	return m
 }
 
@@ -295,7 +433,7 @@ func clockIn(e *pg_query.Node) (kind clockKind, text string, loc int) {
 	param := false
 	var ptext string
 	var ploc int
-	walk(e, func(x *pg_query.Node) bool {
+	pgsql.Walk(e, func(x *pg_query.Node) bool {
 		if x.GetSubLink() != nil {
 			return false // a subquery's clock decides nothing here
 		}
@@ -345,15 +483,11 @@ func clockOf(x *pg_query.Node) (clockKind, string, int) {
 
 func hasPlaceholder(e *pg_query.Node) bool {
 	found := false
-	walk(e, func(x *pg_query.Node) bool {
-		if cr := x.GetColumnRef(); cr != nil {
-			for _, f := range cr.Fields {
-				if f.GetString_().GetSval() == placeholder {
-					found = true
-				}
-			}
+	pgsql.Walk(e, func(x *pg_query.Node) bool {
+		for _, part := range pgsql.Ident(x) {
+			found = found || sqltext.IsPlaceholder(part)
 		}
-		if rv := x.GetRangeVar(); rv != nil && rv.Relname == placeholder {
+		if rv := x.GetRangeVar(); rv != nil && sqltext.IsPlaceholder(rv.Relname) {
 			found = true
 		}
 		return !found

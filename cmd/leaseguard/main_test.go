@@ -24,16 +24,18 @@ import (
 // test file. metrics uses net/http only as a server and is not reported.
 // Then the process clock in a write's argument, and in the branch before one;
 // and the SQL of the same writes: a renewal whose expiry the process sets and
-// never tests, and an insert with no fence.
+// never tests, whose result is dropped, and an insert that carries the epoch
+// with no fence.
 var wantExample = []string{
 	"lease/lease.go:10:2: lease package imports model SDK github.com/openai/openai-go/v3 via example.com/shop/explain: a vendor in the write path can veto leadership",
 	"lease/lease.go:12:2: lease package imports HTTP client net/http via example.com/shop/notify -> example.com/shop/webhook (example.com/shop/webhook uses http.NewRequestWithContext): a network call in the write path can veto leadership",
 	"lease/lease_test.go:4:2: lease package imports HTTP client net/http/httptest: a network call in the write path can veto leadership",
 	"lease/renew.go:12:3: UPDATE of worker_leases sets expires_at from $3, a time the process chose: compute it from clock_timestamp()",
 	"lease/renew.go:12:3: renewal does not test expires_at > clock_timestamp(): it revives a lease that has expired",
+	"lease/renew.go:12:3: the result of this renewal is discarded: a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease; compare RowsAffected",
 	"lease/renew.go:13:25: time.Now flows into an argument of ExecContext: the database clock must decide, not the process clock",
-	"lease/renew.go:19:13: time.Now decides whether ExecContext runs: the database clock must decide, not the process clock",
-	"lease/renew.go:22:32: INSERT into orders is not fenced: no EXISTS or join on worker_leases tests holder, epoch and expiry, so a stale holder's write lands",
+	"lease/renew.go:20:13: time.Now decides whether ExecContext runs: the database clock must decide, not the process clock",
+	"lease/renew.go:23:32: INSERT into orders is not fenced: no EXISTS or join on worker_leases tests holder, epoch and expiry, so a stale holder's write lands",
 }
 
 var binary string // the leaseguard binary that TestMain builds

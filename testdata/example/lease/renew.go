@@ -14,11 +14,12 @@ func Renew(ctx context.Context, db *sql.DB, name, holder string, ttl time.Durati
 	return err
 }
 
-// Write writes an order unless the lease, by this process's clock, expired.
-func Write(ctx context.Context, db *sql.DB, expires time.Time, order string) error {
+// Write writes an order under the holder's epoch unless the lease, by this
+// process's clock, expired.
+func Write(ctx context.Context, db *sql.DB, expires time.Time, epoch int64, order string) error {
 	if time.Now().After(expires) {
 		return ErrLost
 	}
-	_, err := db.ExecContext(ctx, `INSERT INTO orders (body) VALUES ($1)`, order)
+	_, err := db.ExecContext(ctx, `INSERT INTO orders (epoch, body) VALUES ($1, $2)`, epoch, order)
 	return err
 }

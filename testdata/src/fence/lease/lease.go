@@ -7,12 +7,21 @@ package lease
 
 import (
 	"context"
+	"log"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 var pool *pgxpool.Pool
+
+// done checks that a renewal or takeover found its row.
+func done(tag pgconn.CommandTag, err error) {
+	if err == nil && tag.RowsAffected() != 1 {
+		panic("lost lease; refuse all writes")
+	}
+}
 
 const renewParamSQL = `UPDATE worker_leases
    SET expires_at = $4
@@ -20,7 +29,7 @@ const renewParamSQL = `UPDATE worker_leases
    AND expires_at > clock_timestamp()`
 
 func renewWithProcessExpiry(ctx context.Context, at time.Time) {
-	_, _ = pool.Exec(ctx, renewParamSQL, "a", "h", 1, at) // want `UPDATE of worker_leases sets expires_at from \$4, a time the process chose: compute it from clock_timestamp\(\)`
+	done(pool.Exec(ctx, renewParamSQL, "a", "h", 1, at)) // want `UPDATE of worker_leases sets expires_at from \$4, a time the process chose: compute it from clock_timestamp\(\)`
 }
 
 const renewTestParamSQL = `UPDATE worker_leases
@@ -29,7 +38,7 @@ const renewTestParamSQL = `UPDATE worker_leases
    AND expires_at > $4`
 
 func renewTestedByProcess(ctx context.Context, now time.Time) {
-	_, _ = pool.Exec(ctx, renewTestParamSQL, "a", "h", 1, now) // want `UPDATE of worker_leases tests expires_at against \$4, a time the process chose: compare it with clock_timestamp\(\)`
+	done(pool.Exec(ctx, renewTestParamSQL, "a", "h", 1, now)) // want `UPDATE of worker_leases tests expires_at against \$4, a time the process chose: compare it with clock_timestamp\(\)`
 }
 
 const renewUntestedSQL = `UPDATE worker_leases
@@ -37,7 +46,7 @@ const renewUntestedSQL = `UPDATE worker_leases
  WHERE name = $1 AND holder = $2 AND epoch = $3`
 
 func renewUntested(ctx context.Context) {
-	_, _ = pool.Exec(ctx, renewUntestedSQL, "a", "h", 1) // want `renewal does not test expires_at > clock_timestamp\(\): it revives a lease that has expired`
+	done(pool.Exec(ctx, renewUntestedSQL, "a", "h", 1)) // want `renewal does not test expires_at > clock_timestamp\(\): it revives a lease that has expired`
 }
 
 const takeoverParamSQL = `UPDATE worker_leases
@@ -45,11 +54,11 @@ const takeoverParamSQL = `UPDATE worker_leases
  WHERE name = $1 AND expires_at <= $3`
 
 func takeoverByProcessClock(ctx context.Context, now time.Time) {
-	_, _ = pool.Exec(ctx, takeoverParamSQL, "a", "h", now) // want `UPDATE of worker_leases tests expires_at against \$3, a time the process chose`
+	done(pool.Exec(ctx, takeoverParamSQL, "a", "h", now)) // want `UPDATE of worker_leases tests expires_at against \$3, a time the process chose`
 }
 
 func acquireWithProcessExpiry(ctx context.Context, at time.Time) {
-	_, _ = pool.Exec(ctx, `INSERT INTO worker_leases (name, holder, epoch, expires_at) VALUES ($1, $2, 1, $3) ON CONFLICT (name) DO NOTHING`, "a", "h", at) // want `INSERT into worker_leases sets expires_at from \$3, a time the process chose`
+	done(pool.Exec(ctx, `INSERT INTO worker_leases (name, holder, epoch, expires_at) VALUES ($1, $2, 1, $3) ON CONFLICT (name) DO NOTHING`, "a", "h", at)) // want `INSERT into worker_leases sets expires_at from \$3, a time the process chose`
 }
 
 const upsertSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at)
@@ -100,4 +109,44 @@ func reference(ctx context.Context) {
 	_ = pool.QueryRow(ctx, renewSQL, "a", "h", 1, 15000).Scan(&epoch)
 	_, _ = pool.Exec(ctx, releaseSQL, "a", "h", 1)
 	_, _ = pool.Exec(ctx, upsertExcludedSQL, "a", "h")
+}
+
+// ok: releases end the lease; they are not renewals, and need no test of
+// expiry.
+const (
+	releaseNullSQL     = `UPDATE worker_leases SET expires_at = NULL WHERE name = $1 AND holder = $2`
+	releaseInfinitySQL = `UPDATE worker_leases SET expires_at = '-infinity' WHERE name = $1 AND holder = $2`
+	releaseHolderSQL   = `UPDATE worker_leases SET holder = NULL, expires_at = now() WHERE name = $1 AND holder = $2`
+)
+
+func releases(ctx context.Context) {
+	_, _ = pool.Exec(ctx, releaseNullSQL, "a", "h")
+	_, _ = pool.Exec(ctx, releaseInfinitySQL, "a", "h")
+	_, _ = pool.Exec(ctx, releaseHolderSQL, "a", "h")
+}
+
+// A renewal whose result is dropped never learns that it lost the lease.
+func renewDiscarded(ctx context.Context) error {
+	_, err := pool.Exec(ctx, renewSQL, "a", "h", 1, 15000) // want `the result of this renewal is discarded: a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease; compare RowsAffected`
+	return err
+}
+
+// Printing the command tag is not checking it.
+func renewLogged(ctx context.Context) {
+	tag, err := pool.Exec(ctx, renewSQL, "a", "h", 1, 15000) // want `the rows affected by this renewal are never compared`
+	log.Printf("renewed: %v %v", tag, err)
+}
+
+// A write in a WITH is a write: a data-modifying CTE that deletes the lease
+// row restarts the epoch as a plain DELETE does.
+func deleteInCTE(ctx context.Context) {
+	_, _ = pool.Exec(ctx, `WITH d AS (DELETE FROM worker_leases WHERE name = $1 RETURNING name) SELECT pg_notify('lease', name) FROM d`, "a") // want `DELETE from worker_leases restarts the epoch`
+}
+
+// So is a MERGE arm.
+const mergeDeleteSQL = `MERGE INTO worker_leases l USING (SELECT $1::text AS name) s ON l.name = s.name
+WHEN MATCHED THEN DELETE`
+
+func deleteInMerge(ctx context.Context) {
+	_, _ = pool.Exec(ctx, mergeDeleteSQL, "a") // want `MERGE … DELETE from worker_leases restarts the epoch`
 }

@@ -93,7 +93,7 @@ func chosen(ctx context.Context, bump bool) {
 	if bump {
 		q = `UPDATE worker_leases SET epoch = epoch + 1, expires_at = $4 WHERE name = $1 AND holder = $2 AND epoch = $3 AND expires_at > clock_timestamp()`
 	}
-	_, _ = pool.Exec(ctx, q, "a", "h", 1) // want `UPDATE of worker_leases sets expires_at from \$4`
+	done(pool.Exec(ctx, q, "a", "h", 1)) // want `UPDATE of worker_leases sets expires_at from \$4`
 }
 
 // A helper of this package that runs the statement it is given: the text

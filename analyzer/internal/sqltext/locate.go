@@ -1,7 +1,8 @@
-package fence
+package sqltext
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -15,19 +16,19 @@ type segment struct {
 	base int    // offset in the literal's source of its value's first byte
 }
 
-// locate returns the source position of offset off of t's SQL, when the
+// Locate returns the source position of offset off of t's SQL, when the
 // text is spelled out in this package as string literals (at the call, or
 // in the one constant declaration that has that value) whose bytes map
 // one to one onto the value.
-func (c *checker) locate(at ast.Expr, t text, off int) (token.Pos, bool) {
-	if off < 0 || !t.exact {
+func (c *Texts) Locate(at ast.Expr, t Text, off int) (token.Pos, bool) {
+	if off < 0 || !t.Exact {
 		return token.NoPos, false
 	}
 	var candidates []ast.Expr
 	if at != nil {
 		candidates = append(candidates, at)
 	}
-	if decls := c.consts[t.sql]; len(decls) == 1 {
+	if decls := c.consts[t.SQL]; len(decls) == 1 {
 		candidates = append(candidates, decls[0])
 	}
 	for _, e := range candidates {
@@ -39,7 +40,7 @@ func (c *checker) locate(at ast.Expr, t text, off int) (token.Pos, bool) {
 		for _, s := range segs {
 			b.WriteString(s.text)
 		}
-		if b.String() != t.sql {
+		if b.String() != t.SQL {
 			continue
 		}
 		for _, s := range segs {
@@ -55,7 +56,7 @@ func (c *checker) locate(at ast.Expr, t text, off int) (token.Pos, bool) {
 // segments flattens a constant string expression into its literals:
 // literals joined by +, and constants of this package. depth bounds the
 // chase through constants.
-func (c *checker) segments(e ast.Expr, depth int) ([]segment, bool) {
+func (c *Texts) segments(e ast.Expr, depth int) ([]segment, bool) {
 	if depth > 8 {
 		return nil, false
 	}
@@ -76,14 +77,14 @@ func (c *checker) segments(e ast.Expr, depth int) ([]segment, bool) {
 		y, ok := c.segments(e.Y, depth)
 		return append(x, y...), ok
 	case *ast.Ident:
-		return c.constSegments(c.pass.TypesInfo.Uses[e], depth)
+		return c.constSegments(c.info.Uses[e], depth)
 	case *ast.SelectorExpr:
-		return c.constSegments(c.pass.TypesInfo.Uses[e.Sel], depth)
+		return c.constSegments(c.info.Uses[e.Sel], depth)
 	}
 	return nil, false
 }
 
-func (c *checker) constSegments(obj types.Object, depth int) ([]segment, bool) {
+func (c *Texts) constSegments(obj types.Object, depth int) ([]segment, bool) {
 	k, ok := obj.(*types.Const)
 	if !ok {
 		return nil, false
@@ -107,4 +108,63 @@ func literal(lit *ast.BasicLit) (segment, bool) {
 		return segment{}, false
 	}
 	return segment{lit: lit, text: v, base: 1}, true
+}
+
+// Decl returns the one constant declaration of this package whose value is
+// sql, or nil.
+func (c *Texts) Decl(sql string) ast.Expr {
+	if decls := c.consts[sql]; len(decls) == 1 {
+		return decls[0]
+	}
+	return nil
+}
+
+// Embeds returns the contents of the files that //go:embed puts into the
+// package's string variables.
+func (c *Texts) Embeds() []string {
+	out := make([]string, 0, len(c.embeds))
+	for _, s := range c.embeds {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Consts returns the values of the package's string constants.
+func (c *Texts) Consts() []string {
+	out := make([]string, 0, len(c.consts))
+	for s := range c.consts {
+		out = append(out, s)
+	}
+	return out
+}
+
+// constDecls returns the expression that declares each string constant of
+// the package, and the same by value.
+func constDecls(files []*ast.File, info *types.Info) (map[*types.Const]ast.Expr, map[string][]ast.Expr) {
+	byObj := make(map[*types.Const]ast.Expr)
+	byValue := make(map[string][]ast.Expr)
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if len(vs.Values) != len(vs.Names) {
+					continue
+				}
+				for i, name := range vs.Names {
+					obj, _ := info.Defs[name].(*types.Const)
+					if obj == nil || obj.Val().Kind() != constant.String {
+						continue
+					}
+					s := constant.StringVal(obj.Val())
+					byObj[obj] = vs.Values[i]
+					byValue[s] = append(byValue[s], vs.Values[i])
+				}
+			}
+		}
+	}
+	return byObj, byValue
 }

@@ -1,4 +1,15 @@
-package fence
+// Package sqltext recovers, from a package's SSA form, the SQL texts that
+// its calls may send: constants and their concatenations, fmt.Sprintf with
+// a constant format, unexported fields and package variables assigned only
+// such values, files embedded with //go:embed, and parameters of functions
+// that only the package calls. A part that is not constant (a table name
+// chosen at run time) stands in as an identifier that names the Go
+// expression it came from, so that the text still parses and a message can
+// say "the table named by c.tableName". Anything else is not guessed at.
+//
+// It also maps offsets in a recovered text back to the string literals
+// that spell it, so that findings land where the user wrote the SQL.
+package sqltext
 
 import (
 	"fmt"
@@ -8,66 +19,91 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 )
 
-// placeholder stands in, in a recovered SQL text, for a part that is not
-// constant. It is an identifier, so that a table name built in parses; a
-// statement in which it lands anywhere else does not parse, and is then not
-// checked at all.
+// placeholder starts the identifier that stands in, in a recovered SQL
+// text, for a part that is not constant: placeholder alone when nothing is
+// known of the part, placeholder_N for the Nth Go expression that
+// [Texts.Expr] names. It is an identifier, so that a table name built in
+// parses; a statement in which it lands anywhere else does not parse.
 const placeholder = "leaseguard_unknown"
 
-// maxTexts bounds the texts that one value may hold (a Phi of Phis of
-// constants multiplies): past it the value counts as not recoverable.
+// maxTexts bounds the texts that one value may hold at one place (a Phi of
+// Phis of constants multiplies): past it the value counts as not
+// recoverable. A function's parameter holds the texts of all its callers,
+// maxTexts for each.
 const maxTexts = 16
 
-// A text is one SQL text that a call may send.
-type text struct {
-	sql   string
-	exact bool     // every part was recovered: no placeholder in sql
-	at    ast.Expr // the SQL argument to report at, in this package's outermost call that passes the text; nil: the call's own
+// maxAll bounds the texts that one value may hold in all, whatever their
+// places.
+const maxAll = 1024
+
+// A Text is one SQL text that a call may send.
+type Text struct {
+	SQL   string
+	Exact bool     // every part was recovered: no placeholder in SQL
+	At    ast.Expr // the SQL argument to report at, in this package's outermost call that passes the text; nil: the call's own
 }
 
-// texts recovers the SQL texts that SSA values can hold: constants and
-// their concatenations, fmt.Sprintf with a constant format, unexported
-// fields and package variables that are assigned only such values, files
-// embedded with //go:embed, and parameters of functions whose every caller
-// is in this package. Anything else is not guessed at.
-type texts struct {
+// Texts recovers the SQL texts that SSA values can hold.
+type Texts struct {
 	pkg    *ssa.Package
-	calls  map[token.Pos]*ast.CallExpr // by Lparen, for arguments' positions
-	embeds map[*types.Var]string       // //go:embed'd strings and their contents
+	fset   *token.FileSet
+	info   *types.Info
+	calls  map[token.Pos]*ast.CallExpr   // by Lparen, for arguments' positions
+	binops map[token.Pos]*ast.BinaryExpr // by OpPos, for the syntax of a concatenation's parts
+	embeds map[*types.Var]string         // //go:embed'd strings and their contents
+
+	consts     map[string][]ast.Expr // string constants' declarations by value
+	constExprs map[*types.Const]ast.Expr
+
+	exprs   []string    // the Go expressions that placeholders name, placeholder_N at N-1
+	exprNum map[any]int // their numbers, by where the value comes from (see origin)
 
 	stores  map[any][]ssa.Value // field (*types.Var) or *ssa.Global: the values stored to it
 	escaped map[any]bool        // fields, globals and functions written or called where this cannot see
 
 	callers map[*ssa.Function][]*ssa.CallCommon
 
-	memo  map[ssa.Value][]text
+	memo  map[ssa.Value][]Text
 	known map[ssa.Value]bool // memo holds the value; false with memo nil: not recoverable
 	busy  map[ssa.Value]bool // on the stack: a cycle is not recoverable
 }
 
-func newTexts(pkg *ssa.Package, files []*ast.File, funcs []*ssa.Function, fset *token.FileSet, info *types.Info) *texts {
-	t := &texts{
+// New indexes a package for recovery: files and funcs are the package's
+// syntax and the SSA functions to read stores and calls from.
+func New(pkg *ssa.Package, files []*ast.File, funcs []*ssa.Function, fset *token.FileSet, info *types.Info) *Texts {
+	t := &Texts{
 		pkg:     pkg,
+		fset:    fset,
+		info:    info,
 		calls:   make(map[token.Pos]*ast.CallExpr),
+		binops:  make(map[token.Pos]*ast.BinaryExpr),
 		embeds:  embeds(fset, files, info),
+		exprNum: make(map[any]int),
 		stores:  make(map[any][]ssa.Value),
 		escaped: make(map[any]bool),
 		callers: make(map[*ssa.Function][]*ssa.CallCommon),
-		memo:    make(map[ssa.Value][]text),
+		memo:    make(map[ssa.Value][]Text),
 		known:   make(map[ssa.Value]bool),
 		busy:    make(map[ssa.Value]bool),
 	}
+	t.constExprs, t.consts = constDecls(files, info)
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				t.calls[call.Lparen] = call
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				t.calls[n.Lparen] = n
+			case *ast.BinaryExpr:
+				t.binops[n.OpPos] = n
 			}
 			return true
 		})
@@ -90,7 +126,7 @@ func newTexts(pkg *ssa.Package, files []*ast.File, funcs []*ssa.Function, fset *
 
 // index records what instr stores to fields and globals, which functions
 // it calls, and which of them escape its sight.
-func (t *texts) index(instr ssa.Instruction, invoked map[string]bool) {
+func (t *Texts) index(instr ssa.Instruction, invoked map[string]bool) {
 	switch in := instr.(type) {
 	case *ssa.FieldAddr:
 		t.indexAddr(in, fieldOf(in))
@@ -124,7 +160,7 @@ func (t *texts) index(instr ssa.Instruction, invoked map[string]bool) {
 // indexAddr records the stores through addr, the address of key, and
 // marks key escaped when the address is used for anything but loads and
 // stores.
-func (t *texts) indexAddr(addr ssa.Value, key any) {
+func (t *Texts) indexAddr(addr ssa.Value, key any) {
 	for _, r := range *addr.Referrers() {
 		switch r := r.(type) {
 		case *ssa.Store:
@@ -155,8 +191,11 @@ func fieldOf(fa *ssa.FieldAddr) *types.Var {
 	return st.Field(fa.Field)
 }
 
-// of returns the texts v may hold, or false when v is not recoverable.
-func (t *texts) of(v ssa.Value) ([]text, bool) {
+// Of returns the texts that v, an SSA value of the package, may hold, or
+// false when v is not recoverable.
+func (t *Texts) Of(v ssa.Value) ([]Text, bool) { return t.of(v) }
+
+func (t *Texts) of(v ssa.Value) ([]Text, bool) {
 	if ok, done := t.known[v]; done {
 		return t.memo[v], ok
 	}
@@ -166,36 +205,169 @@ func (t *texts) of(v ssa.Value) ([]text, bool) {
 	t.busy[v] = true
 	ts, ok := t.recover(v)
 	delete(t.busy, v)
-	if len(ts) > maxTexts {
+	if tooMany(ts) {
 		ts, ok = nil, false
 	}
 	t.memo[v], t.known[v] = ts, ok
 	return ts, ok
 }
 
+// tooMany reports whether ts holds more than maxTexts texts for one place,
+// or more than maxAll in all.
+func tooMany(ts []Text) bool {
+	if len(ts) <= maxTexts {
+		return false
+	}
+	if len(ts) > maxAll {
+		return true
+	}
+	per := make(map[ast.Expr]int)
+	for _, tx := range ts {
+		per[tx.At]++
+		if per[tx.At] > maxTexts {
+			return true
+		}
+	}
+	return false
+}
+
 // part returns the texts of v as a part of a larger text: a placeholder
-// stands in when v is not recoverable.
-func (t *texts) part(v ssa.Value) []text {
+// naming syntax (the Go expression that v is, or nil) stands in when v is
+// not recoverable.
+func (t *Texts) part(v ssa.Value, syntax ast.Expr) []Text {
 	if ts, ok := t.of(v); ok {
 		return ts
 	}
-	return []text{{sql: placeholder}}
+	return []Text{{SQL: t.hole(v, syntax)}}
 }
 
-func (t *texts) recover(v ssa.Value) ([]text, bool) {
+// hole returns the placeholder for v, whose syntax is given or found. Two
+// values get the same placeholder when they come from the same place: one
+// parameter, one field or one package variable, so that a table held in
+// c.tableName is one table in every statement that names it.
+func (t *Texts) hole(v ssa.Value, syntax ast.Expr) string {
+	name := ""
+	if syntax != nil {
+		name = types.ExprString(syntax)
+	} else {
+		name = describe(v)
+	}
+	if name == "" || len(name) > 60 {
+		return placeholder
+	}
+	key := origin(v)
+	n, ok := t.exprNum[key]
+	if !ok {
+		t.exprs = append(t.exprs, name)
+		n = len(t.exprs)
+		t.exprNum[key] = n
+	}
+	return placeholder + "_" + strconv.Itoa(n)
+}
+
+// origin returns where v comes from: the field or package variable it is
+// loaded from, or v itself.
+func origin(v ssa.Value) any {
+	switch v := v.(type) {
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			switch a := v.X.(type) {
+			case *ssa.FieldAddr:
+				if f := fieldOf(a); f != nil {
+					return f
+				}
+			case *ssa.Global:
+				return a
+			}
+		}
+	case *ssa.Field:
+		if st, ok := v.X.Type().Underlying().(*types.Struct); ok {
+			return st.Field(v.Field)
+		}
+	}
+	return v
+}
+
+// Expr returns the Go expression that the placeholder ident stands for, or
+// "" when ident is a placeholder with nothing known of it; false when ident
+// is no placeholder.
+func (t *Texts) Expr(ident string) (string, bool) {
+	rest, ok := strings.CutPrefix(ident, placeholder)
+	if !ok {
+		return "", false
+	}
+	if rest == "" {
+		return "", true
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(rest, "_"))
+	if err != nil || n < 1 || n > len(t.exprs) {
+		return "", false
+	}
+	return t.exprs[n-1], true
+}
+
+// IsPlaceholder reports whether an identifier in a recovered text stands
+// for a part that is not constant.
+func IsPlaceholder(ident string) bool { return strings.HasPrefix(ident, placeholder) }
+
+// describe names v as Go code would, from its SSA form: a parameter, a
+// package variable, a field of one, or a method call on one; "" when it
+// has no such name.
+func describe(v ssa.Value) string {
+	switch v := v.(type) {
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			return describe(v.X)
+		}
+	case *ssa.FieldAddr:
+		if f := fieldOf(v); f != nil {
+			if x := describe(v.X); x != "" {
+				return x + "." + f.Name()
+			}
+		}
+	case *ssa.Field:
+		if st, ok := v.X.Type().Underlying().(*types.Struct); ok {
+			if x := describe(v.X); x != "" {
+				return x + "." + st.Field(v.Field).Name()
+			}
+		}
+	case *ssa.Parameter:
+		return v.Name()
+	case *ssa.FreeVar:
+		return v.Name()
+	case *ssa.Global:
+		return v.Name()
+	case *ssa.Call:
+		if fn := v.Call.StaticCallee(); fn != nil {
+			if fn.Signature.Recv() != nil && len(v.Call.Args) > 0 {
+				if x := describe(v.Call.Args[0]); x != "" {
+					return x + "." + fn.Name() + "()"
+				}
+			}
+			return fn.Name() + "()"
+		}
+	}
+	return ""
+}
+
+func (t *Texts) recover(v ssa.Value) ([]Text, bool) {
 	switch v := v.(type) {
 	case *ssa.Const:
 		if v.Value == nil || v.Value.Kind() != constant.String {
 			return nil, false
 		}
-		return []text{{sql: constant.StringVal(v.Value), exact: true}}, true
+		return []Text{{SQL: constant.StringVal(v.Value), Exact: true}}, true
 	case *ssa.BinOp:
 		if v.Op != token.ADD {
 			return nil, false
 		}
-		return join(t.part(v.X), t.part(v.Y)), true
+		var x, y ast.Expr
+		if be := t.binops[v.Pos()]; be != nil {
+			x, y = ast.Unparen(be.X), ast.Unparen(be.Y)
+		}
+		return join(t.part(v.X, x), t.part(v.Y, y))
 	case *ssa.Phi:
-		var all []text
+		var all []Text
 		for _, e := range v.Edges {
 			ts, ok := t.of(e)
 			if !ok {
@@ -224,7 +396,7 @@ func (t *texts) recover(v ssa.Value) ([]text, bool) {
 
 // load recovers what a load from addr may read: a field or a package
 // variable that this package alone assigns, only recoverable values.
-func (t *texts) load(addr ssa.Value) ([]text, bool) {
+func (t *Texts) load(addr ssa.Value) ([]Text, bool) {
 	var key any
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
@@ -239,7 +411,7 @@ func (t *texts) load(addr ssa.Value) ([]text, bool) {
 			return nil, false
 		}
 		if s, ok := t.embeds[obj]; ok {
-			return []text{{sql: s, exact: true}}, true
+			return []Text{{SQL: s, Exact: true}}, true
 		}
 		if obj.Exported() {
 			return nil, false
@@ -251,7 +423,7 @@ func (t *texts) load(addr ssa.Value) ([]text, bool) {
 	if t.escaped[key] || len(t.stores[key]) == 0 {
 		return nil, false
 	}
-	var all []text
+	var all []Text
 	for _, v := range t.stores[key] {
 		ts, ok := t.of(v)
 		if !ok {
@@ -265,13 +437,13 @@ func (t *texts) load(addr ssa.Value) ([]text, bool) {
 // param recovers a parameter of a function that only this package calls,
 // from the arguments of its calls. The texts then report at those calls'
 // arguments, where the statement is chosen.
-func (t *texts) param(p *ssa.Parameter) ([]text, bool) {
+func (t *Texts) param(p *ssa.Parameter) ([]Text, bool) {
 	fn := p.Parent()
 	if fn.Object() == nil || fn.Object().Exported() || t.escaped[fn] || len(t.callers[fn]) == 0 {
 		return nil, false
 	}
 	i := slices.Index(fn.Params, p) // Params and Args both count a receiver first
-	var all []text
+	var all []Text
 	for _, call := range t.callers[fn] {
 		ts, ok := t.of(call.Args[i])
 		if !ok {
@@ -279,8 +451,8 @@ func (t *texts) param(p *ssa.Parameter) ([]text, bool) {
 		}
 		at := t.arg(call, i)
 		for _, tx := range ts {
-			if tx.at == nil {
-				tx.at = at
+			if tx.At == nil {
+				tx.At = at
 			}
 			all = append(all, tx)
 		}
@@ -290,7 +462,7 @@ func (t *texts) param(p *ssa.Parameter) ([]text, bool) {
 
 // arg returns the syntax of call's argument i, counting a receiver first
 // as SSA does, or nil.
-func (t *texts) arg(call *ssa.CallCommon, i int) ast.Expr {
+func (t *Texts) arg(call *ssa.CallCommon, i int) ast.Expr {
 	ce := t.calls[call.Pos()]
 	if ce == nil {
 		return nil
@@ -307,9 +479,23 @@ func (t *texts) arg(call *ssa.CallCommon, i int) ast.Expr {
 	return ce.Args[i]
 }
 
+// Arg returns the syntax of argument i (not counting a receiver) of the
+// call whose open parenthesis is at lparen, or nil.
+func (t *Texts) Arg(lparen token.Pos, i int) ast.Expr {
+	ce := t.calls[lparen]
+	if ce == nil || i < 0 || i >= len(ce.Args) {
+		return nil
+	}
+	return ce.Args[i]
+}
+
+// wideVerb matches a formatting verb's width or precision of five digits or
+// more, which would print a text too large to check.
+var wideVerb = regexp.MustCompile(`%[-+# 0]*(\[\d+\])?\d{5,}|%[^%a-zA-Z]*\.\d{5,}`)
+
 // sprintf recovers fmt.Sprintf with a constant format. Arguments that are
-// not recoverable print as the placeholder, whatever their verb.
-func (t *texts) sprintf(call *ssa.CallCommon) ([]text, bool) {
+// not recoverable print as a placeholder, whatever their verb.
+func (t *Texts) sprintf(call *ssa.CallCommon) ([]Text, bool) {
 	fn := call.StaticCallee()
 	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg.Path() != "fmt" || fn.Name() != "Sprintf" {
 		return nil, false
@@ -322,38 +508,53 @@ func (t *texts) sprintf(call *ssa.CallCommon) ([]text, bool) {
 	if !ok {
 		return nil, false
 	}
+	var syntax []ast.Expr
+	if ce := t.calls[call.Pos()]; ce != nil && len(ce.Args) == len(args)+1 && !ce.Ellipsis.IsValid() {
+		syntax = ce.Args[1:]
+	}
 	// Each argument is a set of alternatives; the texts are every choice.
 	var vals [][]any
-	for _, a := range args {
+	for i, a := range args {
 		if mi, ok := a.(*ssa.MakeInterface); ok {
 			a = mi.X
+		}
+		var at ast.Expr
+		if syntax != nil {
+			at = syntax[i]
 		}
 		var alts []any
 		if c, ok := a.(*ssa.Const); ok && c.Value != nil && c.Value.Kind() != constant.String {
 			alts = []any{constant.Val(c.Value)}
 		} else if isString(a.Type()) {
-			for _, tx := range t.part(a) {
+			for _, tx := range t.part(a, at) {
 				alts = append(alts, tx)
 			}
 		} else {
-			alts = []any{text{sql: placeholder}}
+			alts = []any{Text{SQL: t.hole(a, at)}}
 		}
 		vals = append(vals, alts)
 	}
-	var out []text
+	var out []Text
 	for _, f := range format {
+		if wideVerb.MatchString(f.SQL) {
+			return nil, false
+		}
 		for _, picked := range product(vals) {
-			exact := f.exact
+			exact := f.Exact
 			printed := make([]any, len(picked))
 			for i, p := range picked {
-				if tx, ok := p.(text); ok {
-					exact = exact && tx.exact
-					printed[i] = tx.sql
+				if tx, ok := p.(Text); ok {
+					exact = exact && tx.Exact
+					printed[i] = tx.SQL
 				} else {
 					printed[i] = p
 				}
 			}
-			out = append(out, text{sql: fmt.Sprintf(f.sql, printed...), exact: exact})
+			s := fmt.Sprintf(f.SQL, printed...)
+			if len(s) > pgsql.MaxLen {
+				return nil, false
+			}
+			out = append(out, Text{SQL: s, Exact: exact})
 			if len(out) > maxTexts {
 				return nil, false
 			}
@@ -420,23 +621,30 @@ func product(alts [][]any) [][]any {
 	return out
 }
 
-// join concatenates every text of xs with every text of ys.
-func join(xs, ys []text) []text {
-	var out []text
+// join concatenates every text of xs with every text of ys, or reports
+// false when a result would be too large to check or there are too many.
+func join(xs, ys []Text) ([]Text, bool) {
+	if len(xs)*len(ys) > maxAll {
+		return nil, false
+	}
+	var out []Text
 	for _, x := range xs {
 		for _, y := range ys {
-			at := x.at
-			if at == nil {
-				at = y.at
+			if len(x.SQL)+len(y.SQL) > pgsql.MaxLen {
+				return nil, false
 			}
-			out = append(out, text{sql: x.sql + y.sql, exact: x.exact && y.exact, at: at})
+			at := x.At
+			if at == nil {
+				at = y.At
+			}
+			out = append(out, Text{SQL: x.SQL + y.SQL, Exact: x.Exact && y.Exact, At: at})
 		}
 	}
-	return out
+	return out, true
 }
 
-func dedupe(ts []text) []text {
-	seen := make(map[text]bool, len(ts))
+func dedupe(ts []Text) []Text {
+	seen := make(map[Text]bool, len(ts))
 	out := ts[:0]
 	for _, t := range ts {
 		if !seen[t] {

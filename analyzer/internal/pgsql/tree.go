@@ -1,0 +1,131 @@
+package pgsql
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Walk calls f for every node below n, depth first, and does not descend
+// into a node for which f returns false.
+func Walk(n protoreflect.ProtoMessage, f func(*pg_query.Node) bool) {
+	if n == nil {
+		return
+	}
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if !m.IsValid() {
+			return
+		}
+		if node, ok := m.Interface().(*pg_query.Node); ok && !f(node) {
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil || fd.IsMap():
+			case fd.IsList():
+				for i, l := 0, v.List(); i < l.Len(); i++ {
+					visit(l.Get(i).Message())
+				}
+			default:
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(n.ProtoReflect())
+}
+
+// Conjuncts returns the terms of a chain of ANDs.
+func Conjuncts(e *pg_query.Node) []*pg_query.Node {
+	if e == nil {
+		return nil
+	}
+	if b := e.GetBoolExpr(); b != nil && b.Boolop == pg_query.BoolExprType_AND_EXPR {
+		var out []*pg_query.Node
+		for _, a := range b.Args {
+			out = append(out, Conjuncts(a)...)
+		}
+		return out
+	}
+	return []*pg_query.Node{e}
+}
+
+// LockEnds returns, for each subquery of raw that is a mechanical place for
+// a locking clause (the subquery of an EXISTS, or of a WITH entry, with no
+// grouping, DISTINCT, set operation or function call that a row lock would
+// refuse), the offset in Src of its closing parenthesis.
+func (p *Parsed) LockEnds(raw *pg_query.RawStmt) map[*pg_query.SelectStmt]int {
+	ends := make(map[*pg_query.SelectStmt]int)
+	closing := func(from int) int {
+		depth := 0
+		for _, t := range p.toks {
+			if int(t.Start) < from {
+				continue
+			}
+			switch t.Token {
+			case pg_query.Token_ASCII_40:
+				depth++
+			case pg_query.Token_ASCII_41:
+				depth--
+				if depth == 0 {
+					return int(t.Start)
+				}
+			}
+		}
+		return -1
+	}
+	Walk(raw, func(x *pg_query.Node) bool {
+		var sel *pg_query.SelectStmt
+		loc := -1
+		if sl := x.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXISTS_SUBLINK {
+			sel, loc = sl.Subselect.GetSelectStmt(), int(sl.Location)
+		} else if cte := x.GetCommonTableExpr(); cte != nil {
+			sel, loc = cte.Ctequery.GetSelectStmt(), int(cte.Location)
+		}
+		if sel != nil && lockable(sel) {
+			if end := closing(loc); end >= 0 {
+				ends[sel] = end
+			}
+		}
+		return true
+	})
+	return ends
+}
+
+// lockable reports whether a row lock may be added to sel as it is.
+func lockable(sel *pg_query.SelectStmt) bool {
+	if IsSetOp(sel) || len(sel.GroupClause) > 0 || len(sel.DistinctClause) > 0 || sel.HavingClause != nil || len(sel.WindowClause) > 0 || len(sel.LockingClause) > 0 {
+		return false
+	}
+	calls := false
+	for _, t := range sel.TargetList {
+		Walk(t, func(x *pg_query.Node) bool {
+			calls = calls || x.GetFuncCall() != nil
+			return !calls
+		})
+	}
+	return !calls
+}
+
+// IsSetOp reports whether sel is a UNION, INTERSECT or EXCEPT.
+func IsSetOp(sel *pg_query.SelectStmt) bool {
+	return sel.Op != pg_query.SetOperation_SETOP_NONE && sel.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED
+}
+
+// Ident returns a column reference's or string node's name parts, or nil
+// when e is not a plain name (a * or an expression).
+func Ident(e *pg_query.Node) []string {
+	cr := e.GetColumnRef()
+	if cr == nil {
+		return nil
+	}
+	parts := make([]string, 0, len(cr.Fields))
+	for _, f := range cr.Fields {
+		s := f.GetString_()
+		if s == nil {
+			return nil
+		}
+		parts = append(parts, s.Sval)
+	}
+	return parts
+}
