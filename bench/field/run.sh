@@ -20,10 +20,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${LEASEGUARD_FIELD_DIR:-/tmp/leaseguard-field}
 mkdir -p "$out/bin"
-export GOFLAGS=-mod=mod GOWORK=off
 
-# 1. The tools.
+# 1. The tools, built as the repository's go.mod says.
 (cd "$root" && go build -o "$out/bin/leaseguard" ./cmd/leaseguard && go build -o "$out/bin/score" ./bench/field/score)
+
+# The scratch modules record what they load in their own go.mod and go.sum.
+export GOFLAGS=-mod=mod GOWORK=off
 
 if [ $# -eq 0 ]; then
 	for f in "$here"/*.tsv; do set -- "$@" "$(basename "$f" .tsv)"; done
