@@ -496,7 +496,7 @@ func report(w io.Writer, results []*result) {
 			row("total", mode, rule, tp, fp, fn, dup, tests)
 		}
 	}
-	fmt.Fprintln(w, "\n(tests: findings in _test.go files, not scored; dup: a further finding on a matched label)")
+	fmt.Fprintln(w, "\n(tests: findings in test files, not scored; dup: a further finding on a matched label)")
 
 	fmt.Fprintln(w, "\nfalse positives:")
 	for _, r := range results {
