@@ -228,12 +228,13 @@ func (n *Names) Set(s string) error {
 	return err
 }
 
-// sqlName is an unquoted SQL identifier, optionally qualified by one more.
-var sqlName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$`)
+// sqlName is an SQL identifier, unquoted or "quoted" (a quote inside
+// doubled), optionally qualified by one more.
+var sqlName = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+"))?$`)
 
 func checkName(n string) error {
 	if !sqlName.MatchString(n) {
-		return fmt.Errorf("%q is not an SQL name: want an unquoted identifier, or schema.identifier", n)
+		return fmt.Errorf("%q is not an SQL name: want an identifier (unquoted, folded to lower case, or \"Quoted\", kept as written), or schema.identifier", n)
 	}
 	return nil
 }

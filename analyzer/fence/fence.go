@@ -226,8 +226,9 @@ func (c *checker) parse(sql string) *pgsql.Parsed {
 }
 
 // reportParse reports a text that was not parsed: too large or deep to
-// check, written for another database (once for the package), or not
-// valid SQL. A text with a placeholder in it may fail for want of the part
+// check, written for another database (once, and only in a package none
+// of whose SQL is PostgreSQL: a package that speaks both dialects, as
+// migration tools do, needs no note), or not valid SQL. A text with a placeholder in it may fail for want of the part
 // that the placeholder stands for, and is not reported.
 func (c *checker) reportParse(s *site, t sqltext.Text, p *pgsql.Parsed) {
 	var tc *pgsql.TooComplexError
@@ -236,13 +237,23 @@ func (c *checker) reportParse(s *site, t sqltext.Text, p *pgsql.Parsed) {
 		c.report(s, t, problem{off: p.ErrorOffset(), msg: p.Describe() + ": the fence rule checks none of it"})
 	case !t.Exact:
 	case p.Dialect() != "":
-		if !c.dialect {
+		if !c.dialect && !c.anyParsed() {
 			c.dialect = true
-			c.report(s, t, problem{off: p.ErrorOffset(), msg: fmt.Sprintf("SQL is not PostgreSQL (%s): the fence rule reads PostgreSQL only, and checks none of this package's SQL that does not parse", p.Dialect())})
+			c.report(s, t, problem{off: p.ErrorOffset(), msg: fmt.Sprintf("SQL is not PostgreSQL (%s): the fence rule reads PostgreSQL only, and checks none of this package's SQL", p.Dialect())})
 		}
 	default:
 		c.report(s, t, problem{off: p.ErrorOffset(), msg: "SQL does not parse: " + p.Describe()})
 	}
+}
+
+// anyParsed reports whether any text the package sends is PostgreSQL.
+func (c *checker) anyParsed() bool {
+	for _, p := range c.parses {
+		if p.Err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // txFences returns, for each site that runs on a transaction after a
@@ -407,7 +418,7 @@ func (c *checker) learn(sites []*site) *names {
 		leases:       make(map[string]bool),
 		guarded:      make(map[string]bool),
 		epochKey:     make(map[string]bool),
-		epochWritten: make(map[string]bool),
+		epochCounted: make(map[string]bool),
 		display:      c.display,
 	}
 	for _, t := range c.cfg.Tables {
@@ -438,27 +449,28 @@ func (c *checker) learn(sites []*site) *names {
 			table = table[i+1:] // relations are matched by name
 		}
 		n.leases[table] = true
-	} else {
-		for _, raw := range all {
-			pgsql.Walk(raw, func(x *pg_query.Node) bool {
-				if rv, ok := n.leaseShape(x); ok {
-					n.leases[rv.Relname] = true
-				}
-				return true
-			})
-		}
-		if len(n.leases) == 0 {
-			n.leases[config.DefaultLeaseTable] = true
-		}
+	}
+	for _, raw := range all {
+		pgsql.Walk(raw, func(x *pg_query.Node) bool {
+			// A table named at run time cannot be named by setting: its
+			// statements say whether it is the lease table.
+			if rv, ok := n.leaseShape(x); ok && (c.cfg.Table == "" || sqltext.IsPlaceholder(rv.Relname)) {
+				n.leases[rv.Relname] = true
+			}
+			return true
+		})
+	}
+	if len(n.leases) == 0 {
+		n.leases[config.DefaultLeaseTable] = true
 	}
 	for _, raw := range all {
 		n.learnKeys(raw)
 		pgsql.Walk(raw, func(x *pg_query.Node) bool {
-			if u := x.GetUpdateStmt(); u != nil && n.isLease(u.Relation) && setsColumn(u.TargetList, n.epoch) {
-				n.epochWritten[u.Relation.Relname] = true
+			if u := x.GetUpdateStmt(); u != nil && n.isLease(u.Relation) && n.counts(u.TargetList) {
+				n.epochCounted[u.Relation.Relname] = true
 			}
-			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) && insertSetsEpoch(i, n.epoch) {
-				n.epochWritten[i.Relation.Relname] = true
+			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) && i.OnConflictClause != nil && n.counts(i.OnConflictClause.TargetList) {
+				n.epochCounted[i.Relation.Relname] = true
 			}
 			return true
 		})
@@ -469,20 +481,65 @@ func (c *checker) learn(sites []*site) *names {
 // leaseShape reports whether x is a statement that treats its table as a
 // lease table, whatever the table is called: an UPDATE that sets the
 // expiry and tests the holder (a renewal), or sets both (a takeover), or an
-// INSERT that sets both (an acquisition).
+// INSERT that sets both (an acquisition). Of a table named at run time,
+// less is asked: any write that sets the holder or the expiry, or tests
+// the holder or the epoch in its own WHERE, treats it as the lease row.
 func (n *names) leaseShape(x *pg_query.Node) (*pg_query.RangeVar, bool) {
-	if u := x.GetUpdateStmt(); u != nil && u.Relation != nil && setsColumn(u.TargetList, n.expiry) {
-		if setsColumn(u.TargetList, n.holder) {
-			return u.Relation, true
+	var rel *pg_query.RangeVar
+	var sets []*pg_query.Node
+	var where *pg_query.Node
+	switch {
+	case x.GetUpdateStmt() != nil:
+		u := x.GetUpdateStmt()
+		rel, sets, where = u.Relation, u.TargetList, u.WhereClause
+	case x.GetInsertStmt() != nil:
+		i := x.GetInsertStmt()
+		rel, sets = i.Relation, i.Cols
+		if oc := i.OnConflictClause; oc != nil {
+			sets = append(slices.Clip(sets), oc.TargetList...)
 		}
-		t := newTests(n, u.Relation)
-		t.add(u.WhereClause)
-		return u.Relation, t.holder
+	case x.GetDeleteStmt() != nil:
+		d := x.GetDeleteStmt()
+		rel, where = d.Relation, d.WhereClause
+	default:
+		return nil, false
 	}
-	if i := x.GetInsertStmt(); i != nil && i.Relation != nil && setsColumn(i.Cols, n.expiry) && setsColumn(i.Cols, n.holder) {
-		return i.Relation, true
+	if rel == nil {
+		return nil, false
 	}
-	return nil, false
+	t := newTests(n, rel)
+	t.add(where)
+	holder, expiry := setsColumn(sets, n.holder), setsColumn(sets, n.expiry)
+	if sqltext.IsPlaceholder(rel.Relname) {
+		return rel, holder || expiry || t.holder || t.epoch
+	}
+	if x.GetDeleteStmt() != nil {
+		return nil, false
+	}
+	return rel, expiry && (holder || t.holder)
+}
+
+// counts reports whether assignments derive the epoch from itself (epoch =
+// epoch + 1): a counter, which a deleted row starts again. An epoch taken
+// from the clock or a sequence does not restart.
+func (n *names) counts(targets []*pg_query.Node) bool {
+	for _, t := range targets {
+		rt := t.GetResTarget()
+		if rt == nil || rt.Name != n.epoch {
+			continue
+		}
+		self := false
+		pgsql.Walk(rt.Val, func(x *pg_query.Node) bool {
+			if parts := pgsql.Ident(x); len(parts) > 0 && parts[len(parts)-1] == n.epoch {
+				self = true
+			}
+			return !self
+		})
+		if self {
+			return true
+		}
+	}
+	return false
 }
 
 // display names a relation for a message: the Go expression that chose it

@@ -32,6 +32,13 @@ func TestFence(t *testing.T) {
 		{"the lease table found from the renewal", nil, []string{"fence/discover"}},
 		{"cases it knowingly misses", nil, []string{"fence/limitations"}},
 		{"the fences that leasepkg runs on PostgreSQL", nil, []string{"fence/proof"}},
+		{"lease tables named at run time, found by shape", nil, []string{"fence/runtime"}},
+		{"guarded tables from evidence", nil, []string{"fence/evidence"}},
+		{"a fence taken once for the transaction", nil, []string{"fence/txfence"}},
+		{"sqlc-generated files", nil, []string{"fence/sqlc"}},
+		{"another database's SQL", nil, []string{"fence/dialect"}},
+		{"quoted names", func(c *config.Config) { c.Fence.Table = `"Lease"` }, []string{"fence/quoted"}},
+		{"many texts through a helper, and a text too deep to parse", nil, []string{"fence/manytexts"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, tc.edit), tc.pkgs...)

@@ -21,7 +21,7 @@ type names struct {
 	expiry  string
 
 	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
-	epochWritten map[string]bool // lease tables whose epoch the package's SQL sets: a fencing token
+	epochCounted map[string]bool // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)
 
 	// display names a relation in a message: its name, or the Go
 	// expression that chose it at run time.
@@ -242,11 +242,12 @@ func (n *names) leaseList() string {
 }
 
 // checkLeaseDelete reports a DELETE or TRUNCATE of a lease table whose
-// epoch the package sets: the next acquisition starts the epoch again, and
-// a stale holder's token becomes valid again. Without an epoch written,
-// deleting a lease row is how some packages release, and is not reported.
+// epoch the package counts up: the next acquisition starts the count
+// again, and a stale holder's token becomes valid again. Without such a
+// counter (no epoch, or one from the clock or a sequence), deleting a
+// lease row is how some packages release, and is not reported.
 func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv *pg_query.RangeVar) {
-	if !n.isLease(rv) || !n.epochWritten[rv.Relname] {
+	if !n.isLease(rv) || !n.epochCounted[rv.Relname] {
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.Orig(int(rv.Location)),
