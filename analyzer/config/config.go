@@ -33,13 +33,16 @@ type Config struct {
 // Fence configures the fence rule: which table holds the leases, what its
 // columns are called, and which tables' writes need a fence.
 type Fence struct {
-	// Table is the lease table. Default "": the table that the package's
-	// own renewal updates (an UPDATE that sets the expiry column and tests
-	// the holder column), else worker_leases. Flag -fence.table.
+	// Table is the lease table, an SQL name ("Quoted" kept as written,
+	// else folded to lower case). Default "": the tables that the package's
+	// statements treat as leases (they set the expiry and set or test the
+	// holder), else worker_leases. A table named at run time is found by
+	// its statements either way. Flag -fence.table.
 	Table string `json:"table"`
-	// Tables are the guarded tables: only writes to them need a fence.
-	// Default none: a write to any table but the lease table needs one.
-	// Flag -fence.tables, comma separated.
+	// Tables are guarded tables: writes to them need a fence, besides the
+	// tables that the package's SQL shows to need one (fenced by another
+	// write, or written with the epoch). Default none. Flag -fence.tables,
+	// comma separated.
 	Tables Names `json:"tables"`
 	// HolderColumn is the lease table's column naming the holder. Default
 	// "": holder. Flag -fence.holder-column.

@@ -66,13 +66,13 @@ func TestValidate(t *testing.T) {
 func TestNamesSet(t *testing.T) {
 	t.Parallel()
 	var n config.Names
-	if err := n.Set(" orders , billing.invoices ,"); err != nil {
+	if err := n.Set(` orders , billing.invoices , "Quoted", "My ""x""".t ,`); err != nil {
 		t.Fatal(err)
 	}
-	if got := n.String(); got != "orders,billing.invoices" {
+	if got := n.String(); got != `orders,billing.invoices,"Quoted","My ""x""".t` {
 		t.Fatalf("Set then String = %q", got)
 	}
-	for _, bad := range []string{"orders; drop", "a.b.c", `"Quoted"`, "1st"} {
+	for _, bad := range []string{"orders; drop", "a.b.c", `"unterminated`, `""`, `"a"b"`, "1st"} {
 		if err := n.Set(bad); err == nil || !strings.Contains(err.Error(), "is not an SQL name") {
 			t.Errorf("Set(%q): %v, want an error", bad, err)
 		}

@@ -34,23 +34,24 @@ const Name = "fence"
 
 const doc = `check that writes in a lease package carry a locked fence on the database clock
 
-The guard works only where the database rejects a stale write: each write to
-a guarded table must carry a fence, an EXISTS subquery or a join on the lease
-table that tests the holder, the epoch (equal to a parameter) and expiry
-against the database clock, under a row lock that a takeover waits for. The
-rule reads the SQL that a lease package sends with PostgreSQL's own parser
-and reports: writes without a fence, or with a fence that misses a test;
-fences without a row lock (with a suggested fix where the edit is
-mechanical); now() in a fence after earlier statements of the transaction;
-lease-table updates that set or test expiry with a parameter instead of the
-database clock; fenced writes whose rows affected are not compared before
-commit; deletes from the lease table; and SQL that does not parse.
+The guard works only where the database rejects a stale write. The rule
+reads the SQL that a lease package sends with PostgreSQL's own parser. A
+write to a guarded table (named by -fence.tables, fenced by another write
+of the package, or written with the epoch) must carry a fence: an EXISTS
+subquery or a join on the lease table, or a SELECT … FOR SHARE first in its
+transaction, that tests the holder, the epoch and expiry against the
+database clock, under a row lock that a takeover waits for. Renewals must
+set and test expiry with the database clock; a release is not a renewal.
+Fenced writes, renewals and takeovers must have their rows affected
+compared. A lease row whose epoch is counted must not be deleted. SQL that
+does not parse is reported, once per package for another database's SQL,
+and a text too large or deep to parse safely is reported as such.
 
 SQL is read from constants and their concatenations, fmt.Sprintf with a
-constant format, unexported fields and package variables assigned only
-such values, //go:embed files, and parameters of functions that only the
-package calls. A part that is not constant stands in as an identifier (a
-table name); a text that then does not parse is not checked.`
+constant format, unexported fields and package variables assigned only such
+values, //go:embed files, parameters of functions that only the package
+calls, and generated files such as sqlc's. A part that is not constant
+stands in for the Go expression it came from (a table named at run time).`
 
 // New returns the fence analyzer, with its flags bound to cfg.Fence.
 // leaseAnalyzer is the analyzer from lease.New on the same cfg.
@@ -62,8 +63,8 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Requires: []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 	}
 	f := &cfg.Fence
-	a.Flags.StringVar(&f.Table, "table", f.Table, "the lease table (default: the table the package's renewal updates, else "+config.DefaultLeaseTable+")")
-	a.Flags.Var(&f.Tables, "tables", "comma-separated guarded tables whose writes need a fence (default: every table but the lease table)")
+	a.Flags.StringVar(&f.Table, "table", f.Table, "the lease table (default: the table the package's statements treat as a lease, else "+config.DefaultLeaseTable+")")
+	a.Flags.Var(&f.Tables, "tables", "comma-separated tables whose writes need a fence, besides those the package's SQL shows to need one")
 	a.Flags.StringVar(&f.HolderColumn, "holder-column", f.HolderColumn, "the lease table's holder column (default "+config.DefaultHolderColumn+")")
 	a.Flags.StringVar(&f.EpochColumn, "epoch-column", f.EpochColumn, "the lease table's epoch column (default "+config.DefaultEpochColumn+")")
 	a.Flags.StringVar(&f.ExpiryColumn, "expiry-column", f.ExpiryColumn, "the lease table's expiry column (default "+config.DefaultExpiryColumn+")")
