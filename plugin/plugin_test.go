@@ -44,3 +44,25 @@ func TestSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestTestsSetting checks that imports.tests decodes and reaches the imports
+// rule's -imports.tests flag, which go vet and the standalone driver set.
+func TestTestsSetting(t *testing.T) {
+	p, err := plugin.New(map[string]any{"imports": map[string]any{"tests": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := p.BuildAnalyzers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range as {
+		if a.Name == "imports" {
+			if f := a.Flags.Lookup("tests"); f == nil || f.Value.String() != "true" {
+				t.Fatalf("imports.tests: true did not reach the imports rule's tests flag: %v", f)
+			}
+			return
+		}
+	}
+	t.Fatal("no imports analyzer")
+}

@@ -91,10 +91,16 @@ type Imports struct {
 	// package in the middle of a chain cuts the chain. Default none. Flag
 	// -imports.allow, comma separated.
 	Allow Patterns `json:"allow"`
-	// Strict also reports chains that reach net/http without any package on
-	// them using its client API (a metrics handler, expvar). Default false.
-	// Flag -imports.strict.
+	// Strict also reports imports, direct or through a chain, of net/http,
+	// golang.org/x/net/http2 and google.golang.org/grpc where no package
+	// uses their client API (a metrics handler, expvar, gRPC status codes).
+	// Default false. Flag -imports.strict.
 	Strict bool `json:"strict"`
+	// Tests also checks the imports of a lease package's test files and of
+	// its external test package, which are not on the lease path (tests
+	// reach net/http through testify, ginkgo and httptest). Default false:
+	// only the package's own files are checked. Flag -imports.tests.
+	Tests bool `json:"tests"`
 }
 
 // Default returns the default settings: no extra lease packages, the

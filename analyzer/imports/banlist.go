@@ -28,9 +28,10 @@ func (k kind) why() string {
 type ban struct {
 	prefix string
 	kind   kind
-	// onUse: reached transitively, the package counts only where a package
-	// on the chain uses its client API (net/http is everywhere, mostly for
-	// server-side types), or in strict mode. A direct import always counts.
+	// onUse: the package counts only where a package on the chain (for a
+	// direct import, the lease package itself) uses its client API, or in
+	// strict mode: net/http and grpc are everywhere, mostly for handlers,
+	// types and status codes.
 	onUse bool
 }
 
@@ -44,7 +45,7 @@ var curated = []ban{
 	{"github.com/hashicorp/go-retryablehttp", httpClient, false},
 	{"github.com/valyala/fasthttp", httpClient, false},
 	{"github.com/imroc/req", httpClient, false},
-	{"google.golang.org/grpc", rpcClient, false},
+	{"google.golang.org/grpc", rpcClient, true},
 	{"github.com/gorilla/websocket", wsClient, false},
 	{"github.com/coder/websocket", wsClient, false},
 	{"nhooyr.io/websocket", wsClient, false},

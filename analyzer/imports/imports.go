@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 	"strconv"
@@ -28,16 +29,29 @@ const doc = `check that a lease package imports no HTTP client or model SDK
 A lease package decides who may write. One that imports an HTTP client or a
 model SDK hands that vendor a veto over leadership: its timeouts, refusals
 and truncated responses decide whether a lease is renewed. The rule reports,
-at the import in the lease package (test files included):
+at an import in the lease package's own files:
 
-  - a direct import of a banned package (the curated list, plus -imports.ban);
-  - an import whose dependencies reach a model SDK or a third-party HTTP,
-    RPC or websocket client, with the shortest chain;
-  - an import whose dependencies reach net/http or golang.org/x/net/http2
-    where a package on the chain uses the client API (http.Client,
-    http.Get, http.NewRequest, http2.Transport, ...). A chain that reaches
-    net/http only for server-side types is reported only with
-    -imports.strict.
+  - a direct import of a model SDK, a third-party HTTP, RPC or websocket
+    client, or a package banned by -imports.ban;
+  - a direct import of net/http, golang.org/x/net/http2 or
+    google.golang.org/grpc (or a package under them) where the lease
+    package's own code uses the client API of that kind;
+  - an import whose dependencies reach a model SDK or a third-party client
+    library, with the shortest chain;
+  - an import whose dependencies reach net/http, http2 or grpc where a
+    package on the chain uses the client API: an http.Client or
+    http.Transport (a method, a literal, a field), http.Get, Head, Post,
+    PostForm, DefaultClient, DefaultTransport, the http2 Transport and
+    ClientConn, grpc.Dial, DialContext, NewClient, a grpc.ClientConn,
+    Invoke, NewStream.
+
+Building a request (http.NewRequest) is not a call: testify and httptest
+build requests for handlers in the same process. Types, handlers, gRPC
+codes and status are not a client. -imports.strict reports every import of
+those packages, direct or transitive, client use or not.
+
+Test files (_test.go, and so the external test package) are not the lease
+path and are not checked unless -imports.tests is set.
 
 Packages matching -imports.allow are never reported, and cut any chain
 through them. Transitive imports travel as package facts: every package
@@ -46,8 +60,8 @@ rule sees the same under go vet (which reads facts of direct imports only)
 as under the standalone driver.`
 
 // Reach is the fact that a package reaches banned packages: for each ban
-// entry (and for client use of net/http) the shortest chain. Packages that
-// reach nothing export no fact.
+// entry, and for each kind of client whose API a package on the way uses,
+// the shortest chain. Packages that reach nothing export no fact.
 type Reach struct {
 	Entries []Entry
 }
@@ -56,10 +70,10 @@ type Reach struct {
 type Entry struct {
 	Target string   // the banned package reached
 	Kind   string   // what it is: model SDK, HTTP client, ...
-	Key    string   // the ban entry's prefix, or "use" for client use: one entry per key
+	Key    string   // the ban entry's prefix, or "use " and the kind for client use: one entry per key
 	Chain  []string // packages from the fact's package to the target, target excluded
 	Use    string   // for client use: what the last package on Chain uses, e.g. http.Client.Do
-	OnUse  bool     // counts only with client use or in strict mode
+	OnUse  bool     // counts only with client use of its kind, or in strict mode
 }
 
 // AFact marks Reach as a fact.
@@ -88,10 +102,12 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 	}
 	a.Flags.Var(&cfg.Imports.Ban, "ban", "comma-separated package path prefixes to ban besides the curated list")
 	a.Flags.Var(&cfg.Imports.Allow, "allow", "comma-separated import-path patterns never reported; an allowed package cuts chains through it")
-	a.Flags.BoolVar(&cfg.Imports.Strict, "strict", cfg.Imports.Strict, "also report chains that reach net/http without using its client API")
+	a.Flags.BoolVar(&cfg.Imports.Strict, "strict", cfg.Imports.Strict, "also report imports that reach net/http, http2 or grpc without using their client API")
+	a.Flags.BoolVar(&cfg.Imports.Tests, "tests", cfg.Imports.Tests, "also check the imports of test files and external test packages")
 	// Flags are parsed before the first run, so the settings are final then.
 	settings := sync.OnceValue(func() *rule {
-		return &rule{bans: newBanList(cfg.Imports.Ban), allow: config.NewMatcher(cfg.Imports.Allow), strict: cfg.Imports.Strict}
+		return &rule{bans: newBanList(cfg.Imports.Ban), allow: config.NewMatcher(cfg.Imports.Allow),
+			strict: cfg.Imports.Strict, tests: cfg.Imports.Tests}
 	})
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		settings().run(pass, pass.ResultOf[leaseAnalyzer].(*lease.Result))
@@ -104,37 +120,75 @@ type rule struct {
 	bans   banList
 	allow  *config.Matcher
 	strict bool
+	tests  bool
 }
 
 func (r *rule) run(pass *analysis.Pass, res *lease.Result) {
+	keep := r.checked(pass)
+	all, own := r.clientUses(pass, keep)
 	// Every package, dependencies included, summarises what it reaches, so
 	// that lease packages that import it can see through it.
 	// A main package is imported by no one (the test main least of all).
 	if pass.Pkg.Name() != "main" {
-		if sum := r.summarize(pass); sum != nil {
+		if sum := r.summarize(pass, all); sum != nil {
 			pass.ExportPackageFact(sum)
 		}
 	}
 	if !res.Lease {
 		return
 	}
-	rep := res.Reporter(pass, Name)
+	var specs []*ast.ImportSpec
+	direct := make(map[string]bool)
 	for _, f := range pass.Files {
-		for _, spec := range f.Imports {
-			r.checkImport(pass, rep, spec)
+		if keep(f) {
+			for _, spec := range f.Imports {
+				specs = append(specs, spec)
+				path, _ := strconv.Unquote(spec.Path.Value)
+				direct[path] = true
+			}
 		}
+	}
+	rep := res.Reporter(pass, Name)
+	for _, spec := range specs {
+		r.checkImport(pass, rep, spec, own, direct)
 	}
 	rep.Finish()
 }
 
-func (r *rule) checkImport(pass *analysis.Pass, rep *lease.Reporter, spec *ast.ImportSpec) {
+// checked returns whether a file of pass's package is on the lease path:
+// test files (and so the external test package) are not, unless -imports.tests.
+func (r *rule) checked(pass *analysis.Pass) func(*ast.File) bool {
+	return func(f *ast.File) bool {
+		return r.tests || !strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go")
+	}
+}
+
+// checkImport reports spec if it is banned, given the lease package's own
+// client uses and the paths its checked files import.
+func (r *rule) checkImport(pass *analysis.Pass, rep *lease.Reporter, spec *ast.ImportSpec, own uses, direct map[string]bool) {
 	path, err := strconv.Unquote(spec.Path.Value)
 	if err != nil || r.allow.Match(path) {
 		return
 	}
 	if b := r.bans.match(path); b != nil {
-		rep.ReportRangef(spec, "lease package imports %s %s: %s", b.kind, path, b.kind.why())
+		u, used := own[b.kind]
+		// The use is reported at the import of its own package where
+		// there is one: a lease package that calls http.DefaultClient is
+		// reported at net/http, not also at net/http/httptrace.
+		used = used && (u.target == path || !direct[u.target])
+		switch {
+		case b.onUse && used:
+			rep.Report(analysis.Diagnostic{Pos: spec.Pos(), End: spec.End(),
+				Message: fmt.Sprintf("lease package imports %s %s and uses %s: %s", b.kind, path, u.what, b.kind.why()),
+				Related: []analysis.RelatedInformation{{Pos: u.pos, Message: "uses " + u.what}}})
+		case !b.onUse || r.strict:
+			rep.ReportRangef(spec, "lease package imports %s %s: %s", b.kind, path, b.kind.why())
+		}
+		// Otherwise net/http, http2 or grpc for types, handlers or codes only.
 		return
+	}
+	if pass.Pkg.Path() == path+"_test" {
+		return // the package under test, checked in its own right with its test files
 	}
 	pkgName := pass.TypesInfo.PkgNameOf(spec)
 	if pkgName == nil {
@@ -144,9 +198,14 @@ func (r *rule) checkImport(pass *analysis.Pass, rep *lease.Reporter, spec *ast.I
 	if !pass.ImportPackageFact(pkgName.Imported(), &reach) {
 		return
 	}
-	used := slices.ContainsFunc(reach.Entries, func(e Entry) bool { return e.Use != "" })
+	used := make(map[string]bool)
 	for _, e := range reach.Entries {
-		if e.OnUse && (!r.strict || used) {
+		if e.Use != "" {
+			used[e.Kind] = true
+		}
+	}
+	for _, e := range reach.Entries {
+		if e.OnUse && (!r.strict || used[e.Kind]) {
 			continue // reported through its client-use entry, or not at all
 		}
 		via := strings.Join(e.Chain, " -> ")
@@ -157,10 +216,11 @@ func (r *rule) checkImport(pass *analysis.Pass, rep *lease.Reporter, spec *ast.I
 	}
 }
 
-// summarize returns what pass's package reaches, or nil for nothing. A
-// banned package summarises nothing: a chain ends at the first banned
-// package on it. An allowed package summarises nothing: it cuts chains.
-func (r *rule) summarize(pass *analysis.Pass) *Reach {
+// summarize returns what pass's package reaches, given its client uses, or
+// nil for nothing. A banned package summarises nothing: a chain ends at the
+// first banned package on it. An allowed package summarises nothing: it
+// cuts chains.
+func (r *rule) summarize(pass *analysis.Pass, all uses) *Reach {
 	self := pass.Pkg.Path()
 	if r.allow.Match(self) || r.bans.match(self) != nil {
 		return nil
@@ -188,8 +248,8 @@ func (r *rule) summarize(pass *analysis.Pass) *Reach {
 			}
 		}
 	}
-	if target, use := clientUse(pass); use != "" {
-		add(Entry{Target: target, Kind: string(httpClient), Key: "use", Chain: []string{self}, Use: use})
+	for k, u := range all {
+		add(Entry{Target: u.target, Kind: string(k), Key: "use " + string(k), Chain: []string{self}, Use: u.what})
 	}
 	if len(best) == 0 {
 		return nil
@@ -214,71 +274,174 @@ func better(a, b Entry) bool {
 	return a.Target < b.Target
 }
 
-// clientAPI lists, per package, the package-level objects and the types
-// whose methods make outgoing requests.
-var clientAPI = map[string]map[string]bool{
-	"net/http": {
-		"Client": true, "Transport": true, "DefaultClient": true, "DefaultTransport": true,
-		"Get": true, "Head": true, "Post": true, "PostForm": true,
-		"NewRequest": true, "NewRequestWithContext": true,
-	},
-	"golang.org/x/net/http2": {
-		"Transport": true, "ClientConn": true, "ConfigureTransport": true, "ConfigureTransports": true,
-	},
+// api is the part of a package's API that makes network calls.
+type api struct {
+	kind  kind
+	funcs map[string]bool // package-level functions and variables
+	types map[string]bool // types whose methods, literals and fields count
 }
 
-// clientUse returns the first use, in file order, of an HTTP client API in
-// pass's package, preferring a call (a function or method) to a mention of
-// a type or variable: the package used and a description such as
-// http.Client.Do. Only packages that import net/http or http2 can have one.
-func clientUse(pass *analysis.Pass) (target, use string) {
-	if !slices.ContainsFunc(pass.Pkg.Imports(), func(p *types.Package) bool { return clientAPI[p.Path()] != nil }) {
-		return "", ""
+// clientAPI lists, by package, the client APIs: using one of them is what
+// makes a package that imports net/http, http2 or grpc a client. Building a
+// request (http.NewRequest) is not a call, and neither are the types that
+// servers, handlers and error codes use.
+var clientAPI = map[string]api{
+	"net/http": {httpClient,
+		set("Get", "Head", "Post", "PostForm", "DefaultClient", "DefaultTransport"),
+		set("Client", "Transport")},
+	"golang.org/x/net/http2": {httpClient,
+		set("ConfigureTransport", "ConfigureTransports"),
+		set("Transport", "ClientConn")},
+	"google.golang.org/grpc": {rpcClient,
+		set("Dial", "DialContext", "NewClient", "Invoke", "NewClientStream"),
+		set("ClientConn", "ClientConnInterface")},
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
 	}
-	var mention [2]string
+	return m
+}
+
+// use is a package's use of a client API.
+type use struct {
+	target string    // the API's package
+	what   string    // what is used, as the user would write it: http.Client.Do
+	pos    token.Pos // where
+	call   bool      // a function or method: named in preference to other uses
+}
+
+// uses holds, per kind of client, one use: the first call in file order,
+// else the first other use.
+type uses map[kind]use
+
+func (us uses) add(k kind, u use) {
+	if cur, ok := us[k]; !ok || u.call && !cur.call {
+		us[k] = u
+	}
+}
+
+// clientUses returns the uses of a client API in pass's package: in all
+// its files, and in the files that keep, for the lease path. Only packages
+// that import net/http, http2 or grpc, or a package under them
+// (httptest's Server.Client), are searched: a method call on an
+// *http.Client that another package returned, in a package that imports
+// none of them, goes unseen.
+func (r *rule) clientUses(pass *analysis.Pass, keep func(*ast.File) bool) (all, kept uses) {
+	if !slices.ContainsFunc(pass.Pkg.Imports(), func(p *types.Package) bool {
+		b := r.bans.match(p.Path())
+		return b != nil && b.onUse
+	}) {
+		return nil, nil
+	}
+	all, kept = make(uses), make(uses)
 	for _, f := range pass.Files {
+		k := keep(f)
 		ast.Inspect(f, func(n ast.Node) bool {
-			id, ok := n.(*ast.Ident)
-			if !ok || use != "" {
-				return use == ""
+			if u, kd := useAt(pass.TypesInfo, n); kd != "" {
+				all.add(kd, u)
+				if k {
+					kept.add(kd, u)
+				}
 			}
-			obj := pass.TypesInfo.Uses[id]
-			t, u := describe(obj)
-			switch _, isFunc := obj.(*types.Func); {
-			case u == "":
-			case isFunc:
-				target, use = t, u
-			case mention[1] == "":
-				mention = [2]string{t, u}
-			}
-			return use == ""
+			return true
 		})
-		if use != "" {
-			return target, use
-		}
 	}
-	return mention[0], mention[1]
+	return all, kept
 }
 
-// describe names obj if it belongs to an HTTP client API.
-func describe(obj types.Object) (target, use string) {
-	if obj == nil || obj.Pkg() == nil {
-		return "", ""
-	}
-	api := clientAPI[obj.Pkg().Path()]
-	if api == nil {
-		return "", ""
-	}
-	name := obj.Pkg().Name() + "." + obj.Name()
-	if fn, ok := obj.(*types.Func); ok && fn.Signature().Recv() != nil {
-		named := typesx.RecvNamed(fn)
-		if named == nil || !api[named.Obj().Name()] {
-			return "", ""
+// useAt returns the use of a client API that n is, if any, and its kind:
+// a function or variable of the API, a method of one of its types, a
+// composite literal or new of such a type, or a field of such a type or
+// whose type it is. A type named in a signature or a declaration is not a
+// use.
+func useAt(info *types.Info, n ast.Node) (use, kind) {
+	switch n := n.(type) {
+	case *ast.Ident:
+		fn, isFunc := info.Uses[n].(*types.Func)
+		if isFunc && fn.Signature().Recv() != nil {
+			if named := typesx.RecvNamed(fn); named != nil {
+				if a, name := apiType(named); a != nil {
+					return use{a.pkg, name + "." + fn.Name(), n.Pos(), true}, a.kind
+				}
+			}
+			return use{}, ""
 		}
-		return obj.Pkg().Path(), obj.Pkg().Name() + "." + named.Obj().Name() + "." + obj.Name()
+		obj := info.Uses[n]
+		if obj == nil || obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() {
+			return use{}, ""
+		}
+		if a := clientAPI[obj.Pkg().Path()]; a.funcs[obj.Name()] {
+			return use{obj.Pkg().Path(), obj.Pkg().Name() + "." + obj.Name(), n.Pos(), isFunc}, a.kind
+		}
+	case *ast.CompositeLit:
+		if a, name := apiType(info.TypeOf(n)); a != nil {
+			return use{a.pkg, name, n.Pos(), false}, a.kind
+		}
+	case *ast.CallExpr:
+		if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+			if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "new" {
+				if a, name := apiType(info.TypeOf(n)); a != nil {
+					return use{a.pkg, name, n.Pos(), false}, a.kind
+				}
+			}
+		}
+	case *ast.SelectorExpr:
+		sel := info.Selections[n]
+		if sel == nil || sel.Kind() != types.FieldVal {
+			return use{}, ""
+		}
+		if a, name := apiType(fieldOwner(sel)); a != nil {
+			return use{a.pkg, name + "." + sel.Obj().Name(), n.Sel.Pos(), false}, a.kind
+		}
+		if a, name := apiType(sel.Obj().Type()); a != nil {
+			return use{a.pkg, name, n.Sel.Pos(), false}, a.kind
+		}
 	}
-	if obj.Parent() != obj.Pkg().Scope() || !api[obj.Name()] {
-		return "", ""
+	return use{}, ""
+}
+
+// apiTypeOf says which client API a type belongs to.
+type apiTypeOf struct {
+	pkg  string
+	kind kind
+}
+
+// apiType returns the client API that t (or *t) belongs to, and its name
+// as the user writes it (http.Client), or nil.
+func apiType(t types.Type) (*apiTypeOf, string) {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
 	}
-	return obj.Pkg().Path(), name
+	named, ok := t.(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return nil, ""
+	}
+	pkg := named.Obj().Pkg()
+	a := clientAPI[pkg.Path()]
+	if !a.types[named.Obj().Name()] {
+		return nil, ""
+	}
+	return &apiTypeOf{pkg.Path(), a.kind}, pkg.Name() + "." + named.Obj().Name()
+}
+
+// fieldOwner returns the type whose struct declares the field that sel
+// selects, following embedded fields: T for x.F where F is T's field
+// promoted into x's type.
+func fieldOwner(sel *types.Selection) types.Type {
+	t := sel.Recv()
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		s, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			return nil
+		}
+		t = s.Field(i).Type()
+	}
+	return t
 }

@@ -29,7 +29,11 @@ func TestImports(t *testing.T) {
 		}, []string{"imports/allowcut"}},
 		{"extra bans", func(c *config.Config) { c.Imports.Ban = config.Patterns{"example.com/vendorsdk"} }, []string{"imports/extraban"}},
 		{"suppressions", nil, []string{"imports/suppress"}},
-		{"test files of a lease package", nil, []string{"imports/tests"}},
+		{"test files and the external test package are not checked by default", nil, []string{"imports/tests"}},
+		{"the tests setting checks test files and the external test package", func(c *config.Config) { c.Imports.Tests = true }, []string{"imports/testson"}},
+		{"client use counts, building a request or naming a type does not", nil, []string{"imports/httpuse"}},
+		{"gRPC codes, status and types are not a client", nil, []string{"imports/grpctypes"}},
+		{"gRPC connections are a client, direct and transitive", nil, []string{"imports/grpcclient"}},
 		{"a package selected by pattern", func(c *config.Config) { c.Lease.Packages = config.Patterns{"imports/pat..."} }, []string{"imports/patterned"}},
 		{"packages that are not lease packages", nil, []string{"notlease", "release"}},
 	} {

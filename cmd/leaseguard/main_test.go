@@ -20,16 +20,16 @@ import (
 
 // The findings on testdata/example, the README's example module: a direct
 // chain to a model SDK, a two-package chain to a package that uses the HTTP
-// client (which go vet sees only through facts of direct imports), and a
-// test file. metrics uses net/http only as a server and is not reported.
+// client (which go vet sees only through facts of direct imports). metrics
+// uses net/http only as a server and is not reported, and neither is the
+// test file's HTTP client by default.
 // Then the process clock in a write's argument, and in the branch before one;
 // and the SQL of the same writes: a renewal whose expiry the process sets and
 // never tests, whose result is dropped, and an insert that carries the epoch
 // with no fence.
 var wantExample = []string{
 	"lease/lease.go:10:2: lease package imports model SDK github.com/openai/openai-go/v3 via example.com/shop/explain: a vendor in the write path can veto leadership",
-	"lease/lease.go:12:2: lease package imports HTTP client net/http via example.com/shop/notify -> example.com/shop/webhook (example.com/shop/webhook uses http.NewRequestWithContext): a network call in the write path can veto leadership",
-	"lease/lease_test.go:4:2: lease package imports HTTP client net/http/httptest: a network call in the write path can veto leadership",
+	"lease/lease.go:12:2: lease package imports HTTP client net/http via example.com/shop/notify -> example.com/shop/webhook (example.com/shop/webhook uses http.Client.Do): a network call in the write path can veto leadership",
 	"lease/renew.go:12:3: UPDATE of worker_leases sets expires_at from $3, a time the process chose: compute it from clock_timestamp()",
 	"lease/renew.go:12:3: renewal does not test expires_at > clock_timestamp(): it revives a lease that has expired",
 	"lease/renew.go:12:3: the result of this renewal is discarded: a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease; compare RowsAffected",
@@ -125,16 +125,22 @@ func TestDrivers(t *testing.T) {
 
 func TestFlagsReachTheRules(t *testing.T) {
 	dir := example(t)
-	allow := "-imports.allow=example.com/shop/explain,net/http/httptest"
-	for _, cmd := range [][]string{
-		{binary, allow, "./..."},
-		{"go", "vet", "-vettool=" + binary, allow, "./..."},
+	const testFile = "lease/lease_test.go:4:2: lease package imports HTTP client net/http/httptest and uses http.Client.Get: a network call in the write path can veto leadership"
+	for _, tc := range []struct {
+		flag string
+		want []string
+	}{
+		{"-imports.allow=example.com/shop/explain", wantExample[1:]}, // the chain through explain
+		{"-imports.tests", slices.Insert(slices.Clone(wantExample), 2, testFile)},
 	} {
-		r := run(t, dir, cmd[0], cmd[1:]...)
-		want := slices.Delete(slices.Clone(wantExample), 2, 3) // the httptest import
-		want = slices.Delete(want, 0, 1)                       // the chain through explain
-		if got := findings(r.stderr, dir); !slices.Equal(got, want) {
-			t.Errorf("%v: findings %q, want %q", cmd, got, want)
+		for _, cmd := range [][]string{
+			{binary, tc.flag, "./..."},
+			{"go", "vet", "-vettool=" + binary, tc.flag, "./..."},
+		} {
+			r := run(t, dir, cmd[0], cmd[1:]...)
+			if got := findings(r.stderr, dir); !slices.Equal(got, tc.want) {
+				t.Errorf("%v: findings %q, want %q", cmd, got, tc.want)
+			}
 		}
 	}
 }
@@ -222,7 +228,7 @@ func TestVetProtocol(t *testing.T) {
 	for _, f := range flags {
 		names = append(names, f.Name)
 	}
-	for _, want := range []string{"lease.packages", "imports.ban", "imports.allow", "imports.strict"} {
+	for _, want := range []string{"lease.packages", "imports.ban", "imports.allow", "imports.strict", "imports.tests"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("-flags lacks %s: %v", want, names)
 		}

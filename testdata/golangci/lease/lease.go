@@ -4,12 +4,12 @@
 package lease
 
 import (
-	"net/http" // a direct import: always reported
+	"net/http" // a direct import whose client the package uses: always reported
 
 	"example.com/gcl/metrics" // reported only with imports.strict
 )
 
 var (
-	_ = http.StatusOK
+	_ = http.DefaultClient
 	_ = metrics.Handler
 )

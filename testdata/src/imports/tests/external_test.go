@@ -1,10 +1,10 @@
-// want package:"reaches github.com/openai/openai-go/v3 via imports/tests_test -> example.com/explain; net/http/httptest via imports/tests_test -> imports/tests"
+// want package:"reaches github.com/openai/openai-go/v3 via imports/tests_test -> example.com/explain; net/http/httptest via imports/tests_test -> imports/tests; net/http via imports/tests_test -> imports/tests \\(uses http.Client.Get\\)"
 package tests_test
 
 import (
 	"testing"
 
-	"example.com/explain" // want `lease package imports model SDK github.com/openai/openai-go/v3 via example.com/explain`
+	"example.com/explain" // ok: the external test package is not the lease path
 	"imports/tests"
 )
 

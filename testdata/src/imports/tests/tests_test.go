@@ -1,13 +1,17 @@
 package tests
 
 import (
-	"net/http/httptest" // want `lease package imports HTTP client net/http/httptest`
+	"net/http/httptest" // ok: test files are not the lease path
 	"testing"
+
+	"github.com/stretchr/testify/assert" // ok: test files are not the lease path
 )
 
 func TestAdd(t *testing.T) {
-	_ = httptest.NewRecorder()
-	if Add(1, 2) != 3 {
-		t.Fatal("bad sum")
+	srv := httptest.NewServer(nil)
+	defer srv.Close()
+	if resp, err := srv.Client().Get(srv.URL); err == nil {
+		resp.Body.Close()
 	}
+	assert.Equal(t, 3, Add(1, 2))
 }
