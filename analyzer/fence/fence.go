@@ -520,23 +520,29 @@ func (n *names) leaseShape(x *pg_query.Node) (*pg_query.RangeVar, bool) {
 	return rel, expiry && (holder || t.holder)
 }
 
-// counts reports whether assignments derive the epoch from itself (epoch =
-// epoch + 1): a counter, which a deleted row starts again. An epoch taken
-// from the clock or a sequence does not restart.
+// counts reports whether assignments add to the epoch (epoch = epoch + 1):
+// a counter, which a deleted row starts again. An epoch taken from the
+// clock or a sequence, or kept as it was, does not restart.
 func (n *names) counts(targets []*pg_query.Node) bool {
 	for _, t := range targets {
 		rt := t.GetResTarget()
 		if rt == nil || rt.Name != n.epoch {
 			continue
 		}
-		self := false
+		counted := false
 		pgsql.Walk(rt.Val, func(x *pg_query.Node) bool {
-			if parts := pgsql.Ident(x); len(parts) > 0 && parts[len(parts)-1] == n.epoch {
-				self = true
+			ae := x.GetAExpr()
+			if ae == nil || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "+" {
+				return true
 			}
-			return !self
+			for _, operand := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
+				if parts := pgsql.Ident(operand); len(parts) > 0 && parts[len(parts)-1] == n.epoch {
+					counted = true
+				}
+			}
+			return !counted
 		})
-		if self {
+		if counted {
 			return true
 		}
 	}

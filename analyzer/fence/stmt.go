@@ -2,6 +2,7 @@ package fence
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -277,17 +278,55 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 			n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
 		}
 	}
-	tests := newTests(n, s.Relation)
-	tests.add(s.WhereClause)
-	if tests.paramText != "" {
-		st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
-			msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.Spell(tests.paramLoc, tests.paramText))})
-		return
+	if sets {
+		n.checkRenewal(p, st, verb, s.Relation, s.WhereClause)
 	}
-	if sets && tests.holder && tests.clock == noClock && !tests.maybe {
-		st.problems = append(st.problems, problem{off: p.Orig(int(s.Relation.Location)),
-			msg: fmt.Sprintf("renewal does not test %s > clock_timestamp(): it revives a lease that has expired", n.expiry)})
+}
+
+// checkRenewal checks the condition of a statement that extends the lease
+// on rel: it compares expiry with nothing but the database clock, and each
+// of its arms that matches the holder's own row (a renewal) tests that the
+// lease has not expired. An arm that matches any expired row (a takeover)
+// needs no holder.
+func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, where *pg_query.Node) {
+	for _, arm := range arms(where) {
+		tests := newTests(n, rel)
+		for _, c := range arm {
+			tests.add(c)
+		}
+		if tests.paramText != "" {
+			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
+				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.Spell(tests.paramLoc, tests.paramText))})
+			return
+		}
+		if tests.holder && tests.clock == noClock && !tests.maybe {
+			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)),
+				msg: fmt.Sprintf("renewal does not test %s > clock_timestamp(): it revives a lease that has expired", n.expiry)})
+			return
+		}
 	}
+}
+
+// arms returns the alternatives of a condition: its conjuncts, or, where
+// one of them is an OR, the other conjuncts with each of its terms in turn
+// (a = 1 AND (b OR c) has the arms a = 1 AND b and a = 1 AND c).
+func arms(where *pg_query.Node) [][]*pg_query.Node {
+	conj := pgsql.Conjuncts(where)
+	for i, c := range conj {
+		b := c.GetBoolExpr()
+		if b == nil || b.Boolop != pg_query.BoolExprType_OR_EXPR {
+			continue
+		}
+		rest := slices.Concat(conj[:i], conj[i+1:])
+		var out [][]*pg_query.Node
+		for _, d := range b.Args {
+			for _, arm := range arms(d) {
+				out = append(out, slices.Concat(rest, arm))
+			}
+		}
+		return out
+	}
+	return [][]*pg_query.Node{conj}
 }
 
 // releases reports whether the assignments of an UPDATE end the lease
@@ -361,6 +400,9 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 			if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry && !excluded(rt.Val) {
 				n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
 			}
+		}
+		if setsColumn(oc.TargetList, n.expiry) && oc.WhereClause != nil {
+			n.checkRenewal(p, st, verb, s.Relation, oc.WhereClause)
 		}
 	}
 }

@@ -150,3 +150,25 @@ WHEN MATCHED THEN DELETE`
 func deleteInMerge(ctx context.Context) {
 	_, _ = pool.Exec(ctx, mergeDeleteSQL, "a") // want `MERGE … DELETE from worker_leases restarts the epoch`
 }
+
+// An acquisition whose renewal arm, matching the holder's own row, never
+// tests expiry: the holder revives its own lapsed lease under the old
+// epoch, and its stale writes pass again.
+const upsertRenewArmSQL = `INSERT INTO worker_leases AS l (name, holder, epoch, expires_at)
+VALUES ($1, $2, 1, clock_timestamp() + interval '15 seconds')
+ON CONFLICT (name) DO UPDATE SET holder = $2, expires_at = clock_timestamp() + interval '15 seconds'
+ WHERE l.expires_at < clock_timestamp() OR l.holder = $2`
+
+func upsertRenewArm(ctx context.Context) {
+	done(pool.Exec(ctx, upsertRenewArmSQL, "a", "h")) // want `renewal does not test expires_at > clock_timestamp\(\)`
+}
+
+// ok: the same with each arm right.
+const upsertArmsSQL = `INSERT INTO worker_leases AS l (name, holder, epoch, expires_at)
+VALUES ($1, $2, 1, clock_timestamp() + interval '15 seconds')
+ON CONFLICT (name) DO UPDATE SET holder = $2, epoch = l.epoch + 1, expires_at = clock_timestamp() + interval '15 seconds'
+ WHERE l.expires_at < clock_timestamp() OR (l.holder = $2 AND l.expires_at > clock_timestamp())`
+
+func upsertArms(ctx context.Context) {
+	done(pool.Exec(ctx, upsertArmsSQL, "a", "h"))
+}

@@ -45,3 +45,10 @@ func (c *Client) release(ctx context.Context) {
 func (c *Client) history(ctx context.Context, table string) {
 	_, _ = c.pool.Exec(ctx, "INSERT INTO "+table+" (note) VALUES ($1)", "x")
 }
+
+// A token from a sequence, kept as it was where the row is not taken: not a
+// counter, so deleting the row restarts nothing.
+func (c *Client) takeWithSequence(ctx context.Context) {
+	done(c.pool.Exec(ctx, "INSERT INTO "+c.tableName+` (name, epoch, holder) VALUES ($1, nextval('rvn'), $2)
+ON CONFLICT (name) DO UPDATE SET epoch = CASE WHEN `+c.tableName+`.epoch = $3 THEN nextval('rvn') ELSE `+c.tableName+`.epoch END, holder = $2`, "a", "h", 1))
+}
