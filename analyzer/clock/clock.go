@@ -5,7 +5,6 @@ package clock
 import (
 	"cmp"
 	"fmt"
-	"go/ast"
 	"go/token"
 	"go/types"
 	"slices"
@@ -190,7 +189,7 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.what, b.what))
 	})
 	for _, f := range findings {
-		if seen[f] || c.generated(f.src.pos) {
+		if seen[f] {
 			continue
 		}
 		seen[f] = true
@@ -267,11 +266,6 @@ func (c *checker) export() {
 			c.pass.ExportObjectFact(obj, &ExecutesSQL{Params: s.params})
 		}
 	}
-}
-
-func (c *checker) generated(pos token.Pos) bool {
-	f := lease.File(c.pass, pos)
-	return f != nil && ast.IsGenerated(f)
 }
 
 // rootDesc returns the clock read a description starts from.

@@ -18,6 +18,7 @@ func TestClock(t *testing.T) {
 		pkgs []string
 	}{
 		{"flows into SQL", nil, []string{"clock/flows"}},
+		{"generated files and cgo", nil, []string{"clock/generated"}},
 		{"reads that decide nothing", nil, []string{"clock/negative"}},
 		{"not a lease package", nil, []string{"clock/notlease"}},
 		{"facts of helpers in other packages", nil, []string{"example.com/clockutil", "example.com/sqlutil"}},
