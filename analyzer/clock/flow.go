@@ -207,8 +207,12 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	}
 
 	// 2. Sinks: the arguments of SQL calls, and of functions that pass
-	// their parameters to SQL.
+	// their parameters to SQL. What such a call returns (a command tag,
+	// rows, an error) is the database's answer, not its arguments' origin:
+	// a clock in the arguments is reported there, and does not decide what
+	// the result decides.
 	if m := sqlcall.Callee(common); m != nil {
+		result = sqlResult(result, via)
 		f.runsSQL(instr, m.Name())
 		sqlIndex := sqlcall.SQLParam(m.Signature())
 		for i, a := range sqlcall.Args(common) {
@@ -219,6 +223,7 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 			f.sink(a, instr, what+" of "+m.Name())
 		}
 	} else if sum := f.c.executesSQL(callee, obj); sum != nil {
+		result = sqlResult(result, via)
 		f.runsSQL(instr, shortName(obj))
 		for i, a := range common.Args {
 			if i < 64 && sum.Params&(1<<i) != 0 {
@@ -231,6 +236,15 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		return f.set(v, result)
 	}
 	return false
+}
+
+// sqlResult is the result of an SQL-executing call: a clock only when the
+// function is known to return one (via), never its arguments'.
+func sqlResult(result labelled, via string) labelled {
+	if via != "" {
+		return result
+	}
+	return labelled{}
 }
 
 func (f *flow) runsSQL(instr ssa.Instruction, name string) {

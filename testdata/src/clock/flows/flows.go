@@ -14,6 +14,7 @@ import (
 	"example.com/clockutil"
 	"example.com/sqlutil"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -236,4 +237,33 @@ func methodValue(ctx context.Context, c Clock) {
 
 func conversion(ctx context.Context) {
 	pool.Exec(ctx, renew, "a", float64(time.Now().UnixNano())/1e9) // want `time.Now flows into an argument of Exec`
+}
+
+// What came back from SQL is the database's answer, not the clock's,
+// whatever the statement's arguments were.
+
+func rowsAffectedDecides(ctx context.Context, ttl time.Duration) error {
+	tag, err := pool.Exec(ctx, renew, "a", time.Now().Add(ttl)) // want `time.Now flows into an argument of Exec`
+	if err != nil {
+		return err
+	}
+	// ok: the database decides the branch below
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("lease lost")
+	}
+	_, err = pool.Exec(ctx, `INSERT INTO history (name) VALUES ('a')`)
+	return err
+}
+
+func (s *store) renewTag(ctx context.Context, at time.Time) (pgconn.CommandTag, error) {
+	return s.pool.Exec(ctx, renew, "a", at)
+}
+
+func wrapperResultDecides(ctx context.Context, s *store) {
+	tag, _ := s.renewTag(ctx, time.Now()) // want `time.Now flows into an argument of flows.store.renewTag, which passes it to SQL`
+	// ok: the database decides the branch below
+	if tag.RowsAffected() != 1 {
+		return
+	}
+	pool.Exec(ctx, `INSERT INTO history (name) VALUES ('a')`)
 }
