@@ -121,6 +121,45 @@ const (
 type source struct {
 	pos  token.Pos // the clock read, or the call of the helper that made one
 	desc string    // time.Now, or time.Now via clockutil.Now
+	fn   bool      // a function that reads the clock, used as a value
+}
+
+func compareSources(a, b source) int {
+	return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.desc, b.desc), compareBools(a.fn, b.fn))
+}
+
+func compareBools(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// sources are the clock reads a value derives from, sorted; a slice is
+// shared between values and never changed in place.
+type sources []source
+
+// union returns the sources in a or b: a itself when b adds none, so
+// that callers see growth in the length.
+func (a sources) union(b sources) sources {
+	switch {
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	}
+	if !slices.ContainsFunc(b, func(s source) bool {
+		_, found := slices.BinarySearchFunc(a, s, compareSources)
+		return !found
+	}) {
+		return a
+	}
+	out := append(slices.Clone(a), b...)
+	slices.SortFunc(out, compareSources)
+	return slices.Compact(out)
 }
 
 // summary is what a function of this package does, as the fixpoint found it.
@@ -168,13 +207,13 @@ type fieldKey struct {
 }
 
 type labelled struct {
-	l   labels
-	src *source
+	l    labels
+	srcs sources // where its clock bits came from
 }
 
 // finding is a report waiting for the fixpoint to end.
 type finding struct {
-	src  *source
+	src  source
 	what string
 }
 

@@ -3,6 +3,7 @@ package clock
 import (
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -30,7 +31,7 @@ type flow struct {
 func (f *flow) get(v ssa.Value, at ssa.Instruction) labelled {
 	if fn, ok := v.(*ssa.Function); ok {
 		if desc, ok := f.c.clockFunc(fn.Object()); ok {
-			return labelled{l: clockFunc, src: &source{pos: at.Pos(), desc: desc}}
+			return labelled{l: clockFunc, srcs: sources{{pos: at.Pos(), desc: desc, fn: true}}}
 		}
 	}
 	return f.vals[v]
@@ -40,18 +41,20 @@ func (f *flow) get(v ssa.Value, at ssa.Instruction) labelled {
 // carries no clock value: a time in an error message decides nothing.
 func (f *flow) set(v ssa.Value, l labelled) bool {
 	if types.Identical(v.Type(), errorType) {
-		l.l &^= clockBits
+		l = labelled{l: l.l &^ clockBits}
 	}
 	cur := f.vals[v]
-	if cur.l|l.l == cur.l {
+	next := union(cur, l)
+	if !grew(cur, next) {
 		return false
 	}
-	if cur.src == nil {
-		cur.src = l.src
-	}
-	cur.l |= l.l
-	f.vals[v] = cur
+	f.vals[v] = next
 	return true
+}
+
+// grew reports whether next, a union with cur, has more than cur.
+func grew(cur, next labelled) bool {
+	return next.l != cur.l || len(next.srcs) != len(cur.srcs)
 }
 
 // step applies instr and reports whether any label changed.
@@ -82,7 +85,9 @@ func (f *flow) step(instr ssa.Instruction) bool {
 	case *ssa.Return:
 		for _, r := range in.Results {
 			if l := f.get(r, in); l.l&clockRead != 0 && f.returns == nil {
-				f.returns = l.src
+				if reads := l.reads(); len(reads) > 0 {
+					f.returns = &reads[0]
+				}
 			}
 		}
 		return false
@@ -101,11 +106,16 @@ func (f *flow) step(instr ssa.Instruction) bool {
 }
 
 func union(a, b labelled) labelled {
-	if a.src == nil {
-		a.src = b.src
+	return labelled{l: a.l | b.l, srcs: a.srcs.union(b.srcs)}
+}
+
+// reads returns the clock reads that l derives from, without the
+// functions that read the clock passed as values.
+func (l labelled) reads() sources {
+	if !slices.ContainsFunc(l.srcs, func(s source) bool { return s.fn }) {
+		return l.srcs
 	}
-	a.l |= b.l
-	return a
+	return slices.DeleteFunc(slices.Clone(l.srcs), func(s source) bool { return s.fn })
 }
 
 // store records that val was stored at addr: in the local variable, array
@@ -130,7 +140,7 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 // that changed anything.
 func widen[K comparable](c *checker, m map[K]labelled, k K, val labelled) {
 	val.l &= clockBits
-	if cur := m[k]; cur.l|val.l != cur.l {
+	if cur := m[k]; grew(cur, union(cur, val)) {
 		m[k] = union(cur, val)
 		c.changed(k)
 	}
@@ -191,15 +201,20 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	via := f.c.returnsClock(callee, obj)
 	switch desc, read := f.c.clockRead(obj); {
 	case via != "":
-		result = labelled{l: clockRead, src: &source{pos: instr.Pos(), desc: via + " via " + shortName(obj)}}
+		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: via + " via " + shortName(obj)}}}
 	case read:
-		result = labelled{l: clockRead, src: &source{pos: instr.Pos(), desc: desc}}
+		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
 	case schedules(obj):
 		// A timer or a deadline schedules; it does not decide.
 	case callee == nil && !common.IsInvoke() && f.get(common.Value, instr).l&clockFunc != 0:
-		src := *f.get(common.Value, instr).src
-		src.pos = instr.Pos()
-		result = labelled{l: clockRead, src: &src}
+		// A function that reads the clock, called: a read here.
+		var srcs sources
+		for _, s := range f.get(common.Value, instr).srcs {
+			if s.fn {
+				srcs = srcs.union(sources{{pos: instr.Pos(), desc: s.desc}})
+			}
+		}
+		result = labelled{l: clockRead, srcs: srcs}
 	default:
 		// A call with nothing known about it: its result derives from
 		// its arguments (t.Add(d), fmt.Sprintf, pgx.CopyFromRows).
@@ -265,15 +280,18 @@ func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string) {
 	l := f.get(a, at)
 	f.params |= uint64(l.l & paramBits)
 	if l.l&clockRead != 0 {
-		f.report(l.src, "flows into "+what+why)
+		f.report(l, "flows into "+what+why)
 	}
 }
 
-func (f *flow) report(src *source, what string) {
+// report records a finding at each clock read that l derives from.
+func (f *flow) report(l labelled, what string) {
 	if f.found == nil {
 		f.found = make(map[finding]bool)
 	}
-	f.found[finding{src: src, what: what}] = true
+	for _, src := range l.reads() {
+		f.found[finding{src: src, what: what}] = true
+	}
 }
 
 // finish finds the branches that the clock decides, updates the summary,
@@ -289,7 +307,7 @@ func (f *flow) finish() []finding {
 			continue
 		}
 		if name, ok := f.controls(b); ok {
-			f.report(cond.src, "decides whether "+name+" runs"+why)
+			f.report(cond, "decides whether "+name+" runs"+why)
 		}
 	}
 

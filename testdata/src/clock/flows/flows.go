@@ -267,3 +267,24 @@ func wrapperResultDecides(ctx context.Context, s *store) {
 	}
 	pool.Exec(ctx, `INSERT INTO history (name) VALUES ('a')`)
 }
+
+// Each clock read that reaches a call is reported, at the read.
+
+func twoReads(ctx context.Context, renewing bool, ttl time.Duration) {
+	at := time.Now() // want `time.Now flows into an argument of Exec`
+	if renewing {
+		at = time.Now().Add(ttl) // want `time.Now flows into an argument of Exec`
+	}
+	pool.Exec(ctx, renew, "a", at)
+}
+
+func twoArguments(ctx context.Context) {
+	pool.Exec(ctx, `UPDATE worker_leases SET renewed_at = $1, expires_at = $2`, time.Now(), time.Now()) // want `time.Now flows into an argument of Exec` `time.Now flows into an argument of Exec`
+}
+
+func twoInOneBranch(ctx context.Context, deadline, start time.Time) {
+	if time.Since(start) > time.Until(deadline) { // want `time.Since decides whether Exec runs` `time.Until decides whether Exec runs`
+		return
+	}
+	pool.Exec(ctx, `UPDATE orders SET done = true`)
+}
