@@ -184,6 +184,8 @@ type checker struct {
 	globals map[*ssa.Global]labelled
 	frees   map[*ssa.FreeVar]labelled
 
+	doms map[*ssa.Function]*postdom // built when a clock decides a branch
+
 	// The fixpoint's worklist. A function is analysed again only when
 	// something it read changed: the summary of a function of the package
 	// it calls, or a field, global or free variable it loads.
@@ -246,6 +248,7 @@ func (c *checker) summarize(info *buildssa.SSA) []finding {
 	c.fields = make(map[fieldKey]labelled)
 	c.globals = make(map[*ssa.Global]labelled)
 	c.frees = make(map[*ssa.FreeVar]labelled)
+	c.doms = make(map[*ssa.Function]*postdom)
 	c.readers = make(map[any][]*ssa.Function)
 	c.read = make(map[dependency]bool)
 	c.queued = make(map[*ssa.Function]bool)

@@ -328,32 +328,21 @@ func (f *flow) finish() []finding {
 }
 
 // controls reports whether the branch at the end of b controls an SQL
-// call: one that is reachable from one successor and not from the other.
+// call: whether the call's block is control dependent on it, directly or
+// through the branches it decides (see postdom).
 func (f *flow) controls(b *ssa.BasicBlock) (string, bool) {
-	yes, no := reach(b.Succs[0]), reach(b.Succs[1])
+	dom := f.c.doms[f.fn]
+	if dom == nil {
+		dom = newPostdom(f.fn)
+		f.c.doms[f.fn] = dom
+	}
+	decided := dom.controlled(b.Index)
 	for _, blk := range f.fn.Blocks { // in order, for a deterministic name
-		name, ok := f.sqlBlocks[blk]
-		if ok && yes[blk] != no[blk] {
+		if name, ok := f.sqlBlocks[blk]; ok && decided[blk.Index] {
 			return name, true
 		}
 	}
 	return "", false
-}
-
-func reach(from *ssa.BasicBlock) map[*ssa.BasicBlock]bool {
-	seen := map[*ssa.BasicBlock]bool{from: true}
-	stack := []*ssa.BasicBlock{from}
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, s := range b.Succs {
-			if !seen[s] {
-				seen[s] = true
-				stack = append(stack, s)
-			}
-		}
-	}
-	return seen
 }
 
 // shortName is pkg.F or pkg.T.M, for messages.

@@ -288,3 +288,51 @@ func twoInOneBranch(ctx context.Context, deadline, start time.Time) {
 	}
 	pool.Exec(ctx, `UPDATE orders SET done = true`)
 }
+
+// A branch in a loop decides a write that it skips with continue, though
+// the write is reachable from both of its successors through the loop.
+
+func continuePast(ctx context.Context, names []string, deadlines map[string]time.Time) {
+	for _, name := range names {
+		if time.Now().After(deadlines[name]) { // want `time.Now decides whether Exec runs`
+			continue
+		}
+		pool.Exec(ctx, `UPDATE orders SET done = true WHERE name = $1`, name)
+	}
+}
+
+func continueForever(ctx context.Context, deadline time.Time) {
+	for {
+		if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+			continue
+		}
+		pool.Exec(ctx, `UPDATE orders SET done = true`)
+	}
+}
+
+func nestedBranch(ctx context.Context, deadline time.Time, urgent bool) {
+	if time.Now().Before(deadline) { // want `time.Now decides whether Exec runs`
+		if urgent {
+			pool.Exec(ctx, `UPDATE orders SET done = true`)
+		}
+	}
+}
+
+func fatalInLoop(ctx context.Context, deadline time.Time) {
+	for {
+		if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+			log.Fatal("lease expired") // never returns
+		}
+		pool.Exec(ctx, `UPDATE orders SET done = true`)
+	}
+}
+
+func stopsRenewing(ctx context.Context, deadline time.Time) {
+	for {
+		pool.Exec(ctx, renew, "a", 15000)
+		// The clock decides whether Exec runs again.
+		if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+			break
+		}
+	}
+}
