@@ -32,7 +32,10 @@ package, a wall-clock read (time.Now, time.Since, time.Until, a method or
 function named Now that returns time.Time, a function named by -clock.funcs,
 or a function in any package whose result derives from one) is reported when
 its value reaches an argument or the SQL text of a call that executes SQL,
-or decides a branch that controls whether such a call runs.
+or decides a branch that controls whether such a call runs. Every method of
+an interface named by -clock.sql-interfaces, or whose doc comment carries
+//leaseguard:sql, executes SQL with all its arguments; a struct argument
+carries what its fields were set from.
 
 Values that feed only logs, metrics, latency measurements or errors are not
 reported. Timers, tickers, time.Sleep, time.After and context deadlines
@@ -76,9 +79,10 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Doc:       doc,
 		URL:       "https://github.com/leaseguard/leaseguard#clock",
 		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
-		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL)},
+		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL), new(SQLInterface)},
 	}
 	a.Flags.Var(&cfg.Clock.Funcs, "funcs", "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method")
+	a.Flags.Var(interfaceList{&cfg.Clock.SQLInterfaces}, "sql-interfaces", "comma-separated interfaces whose every method executes SQL, as pkg/path.Interface")
 	funcs := sync.OnceValue(func() map[string]bool {
 		m := make(map[string]bool)
 		for _, f := range cfg.Clock.Funcs {
@@ -86,9 +90,17 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		}
 		return m
 	})
+	// Flags are parsed before the first run; golangci-lint settings do not
+	// go through them, so the names are checked here too.
+	interfaces := sync.OnceValues(func() (map[string]bool, error) { return sqlInterfaces(cfg.Clock.SQLInterfaces) })
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
-		c := &checker{pass: pass, extra: funcs()}
+		ifaces, err := interfaces()
+		if err != nil {
+			return nil, err
+		}
+		c := &checker{pass: pass, extra: funcs(), interfaces: ifaces}
+		c.markedInterfaces()
 		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
 		if res.Lease {
 			c.fieldFlow = true
@@ -172,6 +184,8 @@ type summary struct {
 type checker struct {
 	pass  *analysis.Pass
 	extra map[string]bool // -clock.funcs
+
+	interfaces map[string]bool // -clock.sql-interfaces
 
 	// fieldFlow follows values through fields: in lease packages, not in
 	// the packages analysed for facts alone (see facts).

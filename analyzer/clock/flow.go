@@ -25,6 +25,7 @@ type flow struct {
 	params    uint64
 	returns   *source
 	sqlBlocks map[*ssa.BasicBlock]string // blocks that run SQL, and the call's name
+	structs   map[ssa.Value]labelled     // structs, what their fields were stored from
 	found     map[finding]bool
 }
 
@@ -126,7 +127,8 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 		if f.c.fieldFlow {
 			widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
 		}
-		return f.set(a, val)
+		whole := f.fieldStored(a, val)
+		return f.set(a, val) || whole
 	case *ssa.IndexAddr:
 		return f.set(a.X, val)
 	case *ssa.Global:
@@ -134,6 +136,56 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 		return false
 	}
 	return f.set(addr, val)
+}
+
+// fieldStored records that val was stored in a field of the struct that
+// a belongs to, and of the structs (or slices of structs) that one is in:
+// a struct passed whole to SQL carries what its fields hold. It reports
+// whether that changed anything.
+func (f *flow) fieldStored(a *ssa.FieldAddr, val labelled) bool {
+	if val.l == 0 {
+		return false
+	}
+	if f.structs == nil {
+		f.structs = make(map[ssa.Value]labelled)
+	}
+	changed := false
+	for x := a.X; x != nil; {
+		if cur := f.structs[x]; grew(cur, union(cur, val)) {
+			f.structs[x] = union(cur, val)
+			changed = true
+		}
+		switch y := x.(type) {
+		case *ssa.FieldAddr:
+			x = y.X
+		case *ssa.IndexAddr:
+			x = y.X
+		default:
+			x = nil
+		}
+	}
+	return changed
+}
+
+// fieldsOf returns what the fields of the struct that a is, or points to,
+// were stored from in this function (see fieldStored).
+func (f *flow) fieldsOf(a ssa.Value) labelled {
+	for {
+		switch v := a.(type) {
+		case *ssa.MakeInterface:
+			a = v.X
+			continue
+		case *ssa.ChangeType:
+			a = v.X
+			continue
+		case *ssa.UnOp:
+			if v.Op == token.MUL { // a struct passed by value, loaded from its variable
+				a = v.X
+				continue
+			}
+		}
+		return f.structs[a]
+	}
 }
 
 // widen adds val's clock bits to m[k], and queues k's readers again when
@@ -237,6 +289,13 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 			}
 			f.sink(a, instr, what+" of "+m.Name())
 		}
+	} else if m := f.c.sqlInterfaceCall(common); m != nil {
+		result = sqlResult(result, via)
+		name := shortName(m)
+		f.runsSQL(instr, name)
+		for _, a := range common.Args {
+			f.sink(a, instr, "an argument of "+name+", which executes SQL")
+		}
 	} else if sum := f.c.executesSQL(callee, obj); sum != nil {
 		result = sqlResult(result, via)
 		f.runsSQL(instr, shortName(obj))
@@ -277,7 +336,7 @@ func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string) {
 	if typesx.IsNamed(a.Type(), "context", "Context") {
 		return // a context carries deadlines, which schedule
 	}
-	l := f.get(a, at)
+	l := union(f.get(a, at), f.fieldsOf(a))
 	f.params |= uint64(l.l & paramBits)
 	if l.l&clockRead != 0 {
 		f.report(l, "flows into "+what+why)
