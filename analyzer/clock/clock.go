@@ -5,7 +5,6 @@ package clock
 import (
 	"cmp"
 	"fmt"
-	"go/ast"
 	"go/token"
 	"go/types"
 	"slices"
@@ -33,7 +32,10 @@ package, a wall-clock read (time.Now, time.Since, time.Until, a method or
 function named Now that returns time.Time, a function named by -clock.funcs,
 or a function in any package whose result derives from one) is reported when
 its value reaches an argument or the SQL text of a call that executes SQL,
-or decides a branch that controls whether such a call runs.
+or decides a branch that controls whether such a call runs. Every method of
+an interface named by -clock.sql-interfaces, or whose doc comment carries
+//leaseguard:sql, executes SQL with all its arguments; a struct argument
+carries what its fields were set from.
 
 Values that feed only logs, metrics, latency measurements or errors are not
 reported. Timers, tickers, time.Sleep, time.After and context deadlines
@@ -77,9 +79,10 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Doc:       doc,
 		URL:       "https://github.com/leaseguard/leaseguard#clock",
 		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
-		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL)},
+		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL), new(SQLInterface)},
 	}
 	a.Flags.Var(&cfg.Clock.Funcs, "funcs", "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method")
+	a.Flags.Var(interfaceList{&cfg.Clock.SQLInterfaces}, "sql-interfaces", "comma-separated interfaces whose every method executes SQL, as pkg/path.Interface")
 	funcs := sync.OnceValue(func() map[string]bool {
 		m := make(map[string]bool)
 		for _, f := range cfg.Clock.Funcs {
@@ -87,9 +90,17 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		}
 		return m
 	})
+	// Flags are parsed before the first run; golangci-lint settings do not
+	// go through them, so the names are checked here too.
+	interfaces := sync.OnceValues(func() (map[string]bool, error) { return sqlInterfaces(cfg.Clock.SQLInterfaces) })
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
-		c := &checker{pass: pass, extra: funcs()}
+		ifaces, err := interfaces()
+		if err != nil {
+			return nil, err
+		}
+		c := &checker{pass: pass, extra: funcs(), interfaces: ifaces}
+		c.markedInterfaces()
 		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
 		if res.Lease {
 			c.fieldFlow = true
@@ -122,6 +133,45 @@ const (
 type source struct {
 	pos  token.Pos // the clock read, or the call of the helper that made one
 	desc string    // time.Now, or time.Now via clockutil.Now
+	fn   bool      // a function that reads the clock, used as a value
+}
+
+func compareSources(a, b source) int {
+	return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.desc, b.desc), compareBools(a.fn, b.fn))
+}
+
+func compareBools(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// sources are the clock reads a value derives from, sorted; a slice is
+// shared between values and never changed in place.
+type sources []source
+
+// union returns the sources in a or b: a itself when b adds none, so
+// that callers see growth in the length.
+func (a sources) union(b sources) sources {
+	switch {
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	}
+	if !slices.ContainsFunc(b, func(s source) bool {
+		_, found := slices.BinarySearchFunc(a, s, compareSources)
+		return !found
+	}) {
+		return a
+	}
+	out := append(slices.Clone(a), b...)
+	slices.SortFunc(out, compareSources)
+	return slices.Compact(out)
 }
 
 // summary is what a function of this package does, as the fixpoint found it.
@@ -135,6 +185,8 @@ type checker struct {
 	pass  *analysis.Pass
 	extra map[string]bool // -clock.funcs
 
+	interfaces map[string]bool // -clock.sql-interfaces
+
 	// fieldFlow follows values through fields: in lease packages, not in
 	// the packages analysed for facts alone (see facts).
 	fieldFlow bool
@@ -145,6 +197,8 @@ type checker struct {
 	fields  map[fieldKey]labelled // clock bits only
 	globals map[*ssa.Global]labelled
 	frees   map[*ssa.FreeVar]labelled
+
+	doms map[*ssa.Function]*postdom // built when a clock decides a branch
 
 	// The fixpoint's worklist. A function is analysed again only when
 	// something it read changed: the summary of a function of the package
@@ -169,13 +223,13 @@ type fieldKey struct {
 }
 
 type labelled struct {
-	l   labels
-	src *source
+	l    labels
+	srcs sources // where its clock bits came from
 }
 
 // finding is a report waiting for the fixpoint to end.
 type finding struct {
-	src  *source
+	src  source
 	what string
 }
 
@@ -190,7 +244,7 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.what, b.what))
 	})
 	for _, f := range findings {
-		if seen[f] || c.generated(f.src.pos) {
+		if seen[f] {
 			continue
 		}
 		seen[f] = true
@@ -208,6 +262,7 @@ func (c *checker) summarize(info *buildssa.SSA) []finding {
 	c.fields = make(map[fieldKey]labelled)
 	c.globals = make(map[*ssa.Global]labelled)
 	c.frees = make(map[*ssa.FreeVar]labelled)
+	c.doms = make(map[*ssa.Function]*postdom)
 	c.readers = make(map[any][]*ssa.Function)
 	c.read = make(map[dependency]bool)
 	c.queued = make(map[*ssa.Function]bool)
@@ -267,11 +322,6 @@ func (c *checker) export() {
 			c.pass.ExportObjectFact(obj, &ExecutesSQL{Params: s.params})
 		}
 	}
-}
-
-func (c *checker) generated(pos token.Pos) bool {
-	f := lease.File(c.pass, pos)
-	return f != nil && ast.IsGenerated(f)
 }
 
 // rootDesc returns the clock read a description starts from.

@@ -3,6 +3,7 @@ package clock
 import (
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -24,13 +25,14 @@ type flow struct {
 	params    uint64
 	returns   *source
 	sqlBlocks map[*ssa.BasicBlock]string // blocks that run SQL, and the call's name
+	structs   map[ssa.Value]labelled     // structs, what their fields were stored from
 	found     map[finding]bool
 }
 
 func (f *flow) get(v ssa.Value, at ssa.Instruction) labelled {
 	if fn, ok := v.(*ssa.Function); ok {
 		if desc, ok := f.c.clockFunc(fn.Object()); ok {
-			return labelled{l: clockFunc, src: &source{pos: at.Pos(), desc: desc}}
+			return labelled{l: clockFunc, srcs: sources{{pos: at.Pos(), desc: desc, fn: true}}}
 		}
 	}
 	return f.vals[v]
@@ -40,18 +42,20 @@ func (f *flow) get(v ssa.Value, at ssa.Instruction) labelled {
 // carries no clock value: a time in an error message decides nothing.
 func (f *flow) set(v ssa.Value, l labelled) bool {
 	if types.Identical(v.Type(), errorType) {
-		l.l &^= clockBits
+		l = labelled{l: l.l &^ clockBits}
 	}
 	cur := f.vals[v]
-	if cur.l|l.l == cur.l {
+	next := union(cur, l)
+	if !grew(cur, next) {
 		return false
 	}
-	if cur.src == nil {
-		cur.src = l.src
-	}
-	cur.l |= l.l
-	f.vals[v] = cur
+	f.vals[v] = next
 	return true
+}
+
+// grew reports whether next, a union with cur, has more than cur.
+func grew(cur, next labelled) bool {
+	return next.l != cur.l || len(next.srcs) != len(cur.srcs)
 }
 
 // step applies instr and reports whether any label changed.
@@ -82,7 +86,9 @@ func (f *flow) step(instr ssa.Instruction) bool {
 	case *ssa.Return:
 		for _, r := range in.Results {
 			if l := f.get(r, in); l.l&clockRead != 0 && f.returns == nil {
-				f.returns = l.src
+				if reads := l.reads(); len(reads) > 0 {
+					f.returns = &reads[0]
+				}
 			}
 		}
 		return false
@@ -101,11 +107,16 @@ func (f *flow) step(instr ssa.Instruction) bool {
 }
 
 func union(a, b labelled) labelled {
-	if a.src == nil {
-		a.src = b.src
+	return labelled{l: a.l | b.l, srcs: a.srcs.union(b.srcs)}
+}
+
+// reads returns the clock reads that l derives from, without the
+// functions that read the clock passed as values.
+func (l labelled) reads() sources {
+	if !slices.ContainsFunc(l.srcs, func(s source) bool { return s.fn }) {
+		return l.srcs
 	}
-	a.l |= b.l
-	return a
+	return slices.DeleteFunc(slices.Clone(l.srcs), func(s source) bool { return s.fn })
 }
 
 // store records that val was stored at addr: in the local variable, array
@@ -116,7 +127,8 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 		if f.c.fieldFlow {
 			widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
 		}
-		return f.set(a, val)
+		whole := f.fieldStored(a, val)
+		return f.set(a, val) || whole
 	case *ssa.IndexAddr:
 		return f.set(a.X, val)
 	case *ssa.Global:
@@ -126,11 +138,61 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 	return f.set(addr, val)
 }
 
+// fieldStored records that val was stored in a field of the struct that
+// a belongs to, and of the structs (or slices of structs) that one is in:
+// a struct passed whole to SQL carries what its fields hold. It reports
+// whether that changed anything.
+func (f *flow) fieldStored(a *ssa.FieldAddr, val labelled) bool {
+	if val.l == 0 {
+		return false
+	}
+	if f.structs == nil {
+		f.structs = make(map[ssa.Value]labelled)
+	}
+	changed := false
+	for x := a.X; x != nil; {
+		if cur := f.structs[x]; grew(cur, union(cur, val)) {
+			f.structs[x] = union(cur, val)
+			changed = true
+		}
+		switch y := x.(type) {
+		case *ssa.FieldAddr:
+			x = y.X
+		case *ssa.IndexAddr:
+			x = y.X
+		default:
+			x = nil
+		}
+	}
+	return changed
+}
+
+// fieldsOf returns what the fields of the struct that a is, or points to,
+// were stored from in this function (see fieldStored).
+func (f *flow) fieldsOf(a ssa.Value) labelled {
+	for {
+		switch v := a.(type) {
+		case *ssa.MakeInterface:
+			a = v.X
+			continue
+		case *ssa.ChangeType:
+			a = v.X
+			continue
+		case *ssa.UnOp:
+			if v.Op == token.MUL { // a struct passed by value, loaded from its variable
+				a = v.X
+				continue
+			}
+		}
+		return f.structs[a]
+	}
+}
+
 // widen adds val's clock bits to m[k], and queues k's readers again when
 // that changed anything.
 func widen[K comparable](c *checker, m map[K]labelled, k K, val labelled) {
 	val.l &= clockBits
-	if cur := m[k]; cur.l|val.l != cur.l {
+	if cur := m[k]; grew(cur, union(cur, val)) {
 		m[k] = union(cur, val)
 		c.changed(k)
 	}
@@ -191,15 +253,20 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	via := f.c.returnsClock(callee, obj)
 	switch desc, read := f.c.clockRead(obj); {
 	case via != "":
-		result = labelled{l: clockRead, src: &source{pos: instr.Pos(), desc: via + " via " + shortName(obj)}}
+		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: via + " via " + shortName(obj)}}}
 	case read:
-		result = labelled{l: clockRead, src: &source{pos: instr.Pos(), desc: desc}}
+		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
 	case schedules(obj):
 		// A timer or a deadline schedules; it does not decide.
 	case callee == nil && !common.IsInvoke() && f.get(common.Value, instr).l&clockFunc != 0:
-		src := *f.get(common.Value, instr).src
-		src.pos = instr.Pos()
-		result = labelled{l: clockRead, src: &src}
+		// A function that reads the clock, called: a read here.
+		var srcs sources
+		for _, s := range f.get(common.Value, instr).srcs {
+			if s.fn {
+				srcs = srcs.union(sources{{pos: instr.Pos(), desc: s.desc}})
+			}
+		}
+		result = labelled{l: clockRead, srcs: srcs}
 	default:
 		// A call with nothing known about it: its result derives from
 		// its arguments (t.Add(d), fmt.Sprintf, pgx.CopyFromRows).
@@ -207,8 +274,12 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	}
 
 	// 2. Sinks: the arguments of SQL calls, and of functions that pass
-	// their parameters to SQL.
+	// their parameters to SQL. What such a call returns (a command tag,
+	// rows, an error) is the database's answer, not its arguments' origin:
+	// a clock in the arguments is reported there, and does not decide what
+	// the result decides.
 	if m := sqlcall.Callee(common); m != nil {
+		result = sqlResult(result, via)
 		f.runsSQL(instr, m.Name())
 		sqlIndex := sqlcall.SQLParam(m.Signature())
 		for i, a := range sqlcall.Args(common) {
@@ -218,7 +289,15 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 			}
 			f.sink(a, instr, what+" of "+m.Name())
 		}
+	} else if m := f.c.sqlInterfaceCall(common); m != nil {
+		result = sqlResult(result, via)
+		name := shortName(m)
+		f.runsSQL(instr, name)
+		for _, a := range common.Args {
+			f.sink(a, instr, "an argument of "+name+", which executes SQL")
+		}
 	} else if sum := f.c.executesSQL(callee, obj); sum != nil {
+		result = sqlResult(result, via)
 		f.runsSQL(instr, shortName(obj))
 		for i, a := range common.Args {
 			if i < 64 && sum.Params&(1<<i) != 0 {
@@ -231,6 +310,15 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		return f.set(v, result)
 	}
 	return false
+}
+
+// sqlResult is the result of an SQL-executing call: a clock only when the
+// function is known to return one (via), never its arguments'.
+func sqlResult(result labelled, via string) labelled {
+	if via != "" {
+		return result
+	}
+	return labelled{}
 }
 
 func (f *flow) runsSQL(instr ssa.Instruction, name string) {
@@ -248,18 +336,21 @@ func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string) {
 	if typesx.IsNamed(a.Type(), "context", "Context") {
 		return // a context carries deadlines, which schedule
 	}
-	l := f.get(a, at)
+	l := union(f.get(a, at), f.fieldsOf(a))
 	f.params |= uint64(l.l & paramBits)
 	if l.l&clockRead != 0 {
-		f.report(l.src, "flows into "+what+why)
+		f.report(l, "flows into "+what+why)
 	}
 }
 
-func (f *flow) report(src *source, what string) {
+// report records a finding at each clock read that l derives from.
+func (f *flow) report(l labelled, what string) {
 	if f.found == nil {
 		f.found = make(map[finding]bool)
 	}
-	f.found[finding{src: src, what: what}] = true
+	for _, src := range l.reads() {
+		f.found[finding{src: src, what: what}] = true
+	}
 }
 
 // finish finds the branches that the clock decides, updates the summary,
@@ -275,7 +366,7 @@ func (f *flow) finish() []finding {
 			continue
 		}
 		if name, ok := f.controls(b); ok {
-			f.report(cond.src, "decides whether "+name+" runs"+why)
+			f.report(cond, "decides whether "+name+" runs"+why)
 		}
 	}
 
@@ -296,32 +387,21 @@ func (f *flow) finish() []finding {
 }
 
 // controls reports whether the branch at the end of b controls an SQL
-// call: one that is reachable from one successor and not from the other.
+// call: whether the call's block is control dependent on it, directly or
+// through the branches it decides (see postdom).
 func (f *flow) controls(b *ssa.BasicBlock) (string, bool) {
-	yes, no := reach(b.Succs[0]), reach(b.Succs[1])
+	dom := f.c.doms[f.fn]
+	if dom == nil {
+		dom = newPostdom(f.fn)
+		f.c.doms[f.fn] = dom
+	}
+	decided := dom.controlled(b.Index)
 	for _, blk := range f.fn.Blocks { // in order, for a deterministic name
-		name, ok := f.sqlBlocks[blk]
-		if ok && yes[blk] != no[blk] {
+		if name, ok := f.sqlBlocks[blk]; ok && decided[blk.Index] {
 			return name, true
 		}
 	}
 	return "", false
-}
-
-func reach(from *ssa.BasicBlock) map[*ssa.BasicBlock]bool {
-	seen := map[*ssa.BasicBlock]bool{from: true}
-	stack := []*ssa.BasicBlock{from}
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, s := range b.Succs {
-			if !seen[s] {
-				seen[s] = true
-				stack = append(stack, s)
-			}
-		}
-	}
-	return seen
 }
 
 // shortName is pkg.F or pkg.T.M, for messages.

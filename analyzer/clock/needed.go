@@ -168,7 +168,7 @@ func global(v *types.Var) bool {
 // SQL: fn reads the clock, executes SQL, or is another package's function
 // with a fact that says it returns a clock value or executes SQL.
 func (c *checker) source(fn *types.Func) bool {
-	if _, ok := c.clockRead(fn); ok || sqlcall.Method(fn) {
+	if _, ok := c.clockRead(fn); ok || sqlcall.Method(fn) || c.sqlInterfaceMethod(fn) {
 		return true
 	}
 	return fn.Pkg() != nil && fn.Pkg() != c.pass.Pkg &&

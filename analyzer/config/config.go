@@ -69,6 +69,13 @@ type Clock struct {
 	// time.Until and any Now() time.Time, as pkg/path.Func or
 	// pkg/path.Type.Method. Default none. Flag -clock.funcs, comma separated.
 	Funcs Patterns `json:"funcs"`
+	// SQLInterfaces are interfaces whose every method executes SQL, as
+	// pkg/path.Interface: a repository or query interface whose
+	// implementation the checked package does not import. Every argument
+	// of a call of their methods counts as an SQL argument. An interface
+	// whose doc comment carries //leaseguard:sql counts too. Default none.
+	// Flag -clock.sql-interfaces, comma separated.
+	SQLInterfaces []string `json:"sql-interfaces"`
 }
 
 // Lease configures how lease packages are found.

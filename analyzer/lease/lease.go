@@ -158,10 +158,13 @@ func checkDirectives(pass *analysis.Pass, f *ast.File, res *Result, rules map[st
 						res.allows = append(res.allows, a)
 					}
 				}
+			case "sql":
+				// Marks an interface that executes SQL; the clock rule
+				// reads it and reports malformed ones.
 			default:
 				if res.Lease {
 					pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name,
-						Message: "unknown directive //leaseguard:" + verb + ": want //leaseguard:lease or //leaseguard:allow"})
+						Message: "unknown directive //leaseguard:" + verb + ": want //leaseguard:lease, //leaseguard:allow or //leaseguard:sql"})
 				}
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"example.com/clockutil"
 	"example.com/sqlutil"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -236,4 +237,102 @@ func methodValue(ctx context.Context, c Clock) {
 
 func conversion(ctx context.Context) {
 	pool.Exec(ctx, renew, "a", float64(time.Now().UnixNano())/1e9) // want `time.Now flows into an argument of Exec`
+}
+
+// What came back from SQL is the database's answer, not the clock's,
+// whatever the statement's arguments were.
+
+func rowsAffectedDecides(ctx context.Context, ttl time.Duration) error {
+	tag, err := pool.Exec(ctx, renew, "a", time.Now().Add(ttl)) // want `time.Now flows into an argument of Exec`
+	if err != nil {
+		return err
+	}
+	// ok: the database decides the branch below
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("lease lost")
+	}
+	_, err = pool.Exec(ctx, `INSERT INTO history (name) VALUES ('a')`)
+	return err
+}
+
+func (s *store) renewTag(ctx context.Context, at time.Time) (pgconn.CommandTag, error) {
+	return s.pool.Exec(ctx, renew, "a", at)
+}
+
+func wrapperResultDecides(ctx context.Context, s *store) {
+	tag, _ := s.renewTag(ctx, time.Now()) // want `time.Now flows into an argument of flows.store.renewTag, which passes it to SQL`
+	// ok: the database decides the branch below
+	if tag.RowsAffected() != 1 {
+		return
+	}
+	pool.Exec(ctx, `INSERT INTO history (name) VALUES ('a')`)
+}
+
+// Each clock read that reaches a call is reported, at the read.
+
+func twoReads(ctx context.Context, renewing bool, ttl time.Duration) {
+	at := time.Now() // want `time.Now flows into an argument of Exec`
+	if renewing {
+		at = time.Now().Add(ttl) // want `time.Now flows into an argument of Exec`
+	}
+	pool.Exec(ctx, renew, "a", at)
+}
+
+func twoArguments(ctx context.Context) {
+	pool.Exec(ctx, `UPDATE worker_leases SET renewed_at = $1, expires_at = $2`, time.Now(), time.Now()) // want `time.Now flows into an argument of Exec` `time.Now flows into an argument of Exec`
+}
+
+func twoInOneBranch(ctx context.Context, deadline, start time.Time) {
+	if time.Since(start) > time.Until(deadline) { // want `time.Since decides whether Exec runs` `time.Until decides whether Exec runs`
+		return
+	}
+	pool.Exec(ctx, `UPDATE orders SET done = true`)
+}
+
+// A branch in a loop decides a write that it skips with continue, though
+// the write is reachable from both of its successors through the loop.
+
+func continuePast(ctx context.Context, names []string, deadlines map[string]time.Time) {
+	for _, name := range names {
+		if time.Now().After(deadlines[name]) { // want `time.Now decides whether Exec runs`
+			continue
+		}
+		pool.Exec(ctx, `UPDATE orders SET done = true WHERE name = $1`, name)
+	}
+}
+
+func continueForever(ctx context.Context, deadline time.Time) {
+	for {
+		if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+			continue
+		}
+		pool.Exec(ctx, `UPDATE orders SET done = true`)
+	}
+}
+
+func nestedBranch(ctx context.Context, deadline time.Time, urgent bool) {
+	if time.Now().Before(deadline) { // want `time.Now decides whether Exec runs`
+		if urgent {
+			pool.Exec(ctx, `UPDATE orders SET done = true`)
+		}
+	}
+}
+
+func fatalInLoop(ctx context.Context, deadline time.Time) {
+	for {
+		if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+			log.Fatal("lease expired") // never returns
+		}
+		pool.Exec(ctx, `UPDATE orders SET done = true`)
+	}
+}
+
+func stopsRenewing(ctx context.Context, deadline time.Time) {
+	for {
+		pool.Exec(ctx, renew, "a", 15000)
+		// The clock decides whether Exec runs again.
+		if time.Now().After(deadline) { // want `time.Now decides whether Exec runs`
+			break
+		}
+	}
 }

@@ -24,3 +24,23 @@ func outParam(ctx context.Context) {
 	fill(&t)
 	pool.Exec(ctx, `UPDATE t SET at = $1`, t) // missed
 }
+
+type row struct {
+	name   string
+	expiry time.Time
+}
+
+// store is a query interface of the package's own.
+//
+//leaseguard:sql
+type store interface { // want store:"executes SQL"
+	upsert(ctx context.Context, r *row) error
+}
+
+func newRow(name string) *row { return &row{name: name, expiry: time.Now()} }
+
+// A struct passed whole carries what its fields were set from in the
+// function that passes it, not in the function that built it.
+func builtElsewhere(ctx context.Context, st store) {
+	st.upsert(ctx, newRow("a")) // missed
+}

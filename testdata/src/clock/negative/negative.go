@@ -262,3 +262,32 @@ func elapsedMetric(ctx context.Context, h Histogram) error {
 	_, err := pool.Exec(ctx, renew, "a", 15000)
 	return err
 }
+
+func slowInLoop(ctx context.Context, names []string) {
+	for _, name := range names {
+		start := time.Now()
+		pool.Exec(ctx, renew, name, 15000)
+		if time.Since(start) > time.Second { // ok: the write runs on every iteration either way
+			log.Print("slow renewal")
+		}
+	}
+}
+
+func slowForever(ctx context.Context) {
+	for {
+		start := time.Now()
+		pool.Exec(ctx, renew, "a", 15000)
+		if time.Since(start) > time.Second { // ok: the write runs on every iteration either way
+			log.Print("slow renewal")
+		}
+	}
+}
+
+func lateInLoop(ctx context.Context, names []string, deadline time.Time) {
+	for _, name := range names {
+		if time.Now().After(deadline) { // ok: the write runs on every iteration either way
+			log.Print("late")
+		}
+		pool.Exec(ctx, renew, name, 15000)
+	}
+}

@@ -1,0 +1,209 @@
+package clock
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
+)
+
+// sqlDirective marks an interface whose every method executes SQL, in the
+// interface's doc comment, on a line of its own:
+//
+//	// Querier runs the application's queries.
+//	//
+//	//leaseguard:sql
+//	type Querier interface { ... }
+const sqlDirective = "//leaseguard:sql"
+
+// SQLInterface is the fact that an interface's methods execute SQL: its
+// declaration carries //leaseguard:sql.
+type SQLInterface struct {
+	Directive bool // marked by the directive (gob needs a field)
+}
+
+// AFact marks SQLInterface as a fact.
+func (*SQLInterface) AFact() {}
+
+func (*SQLInterface) String() string { return "executes SQL" }
+
+// interfaceList is the -clock.sql-interfaces flag: interface names, each
+// checked as it is set.
+type interfaceList struct{ list *[]string }
+
+func (l interfaceList) String() string {
+	if l.list == nil {
+		return ""
+	}
+	return strings.Join(*l.list, ",")
+}
+
+// Set replaces the list with the comma separated names in s.
+func (l interfaceList) Set(s string) error {
+	var list []string
+	for name := range strings.SplitSeq(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if err := checkInterfaceName(name); err != nil {
+			return err
+		}
+		list = append(list, name)
+	}
+	*l.list = list
+	return nil
+}
+
+// checkInterfaceName checks that name has the shape pkg/path.Interface: a
+// package path, a dot, an identifier.
+func checkInterfaceName(name string) error {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return fmt.Errorf("%q is not an interface name: want pkg/path.Interface", name)
+	}
+	path, id := name[:i], name[i+1:]
+	switch {
+	case !token.IsIdentifier(id):
+		return fmt.Errorf("%q is not an interface name: %q is not an identifier; want pkg/path.Interface", name, id)
+	case path == "" || strings.ContainsAny(path, " \t\n\\\"'`*"):
+		return fmt.Errorf("%q is not an interface name: %q is not a package path; want pkg/path.Interface", name, path)
+	case strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.Contains(path, "//"):
+		return fmt.Errorf("%q is not an interface name: %q has an empty path element; want pkg/path.Interface", name, path)
+	case strings.HasPrefix(path, "."):
+		return fmt.Errorf("%q is not an interface name: %q is a relative path; want pkg/path.Interface", name, path)
+	}
+	return nil
+}
+
+// sqlInterfaces checks the names set for -clock.sql-interfaces (or the
+// golangci-lint settings, which do not go through the flag) and returns
+// them as a set.
+func sqlInterfaces(names []string) (map[string]bool, error) {
+	set := make(map[string]bool, len(names))
+	var errs []error
+	for _, n := range names {
+		if err := checkInterfaceName(n); err != nil {
+			errs = append(errs, fmt.Errorf("clock.sql-interfaces: %w", err))
+		}
+		set[n] = true
+	}
+	return set, errors.Join(errs...)
+}
+
+// markedInterfaces reads the //leaseguard:sql directives of the package's
+// files, reports those that are malformed or mark no interface type, and
+// exports a fact for each interface they mark.
+func (c *checker) markedInterfaces() {
+	for _, f := range c.pass.Files {
+		var directives []*ast.Comment
+		for _, g := range f.Comments {
+			for _, cm := range g.List {
+				rest, ok := strings.CutPrefix(cm.Text, sqlDirective)
+				if ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') { // not //leaseguard:sqlx
+					directives = append(directives, cm)
+				}
+			}
+		}
+		if len(directives) == 0 {
+			continue // most files: no doc comment needs reading
+		}
+		docs := make(map[*ast.Comment]*types.TypeName)
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				if doc == nil {
+					continue
+				}
+				obj, _ := c.pass.TypesInfo.Defs[ts.Name].(*types.TypeName)
+				for _, cm := range doc.List {
+					docs[cm] = obj
+				}
+			}
+		}
+		for _, cm := range directives {
+			c.markInterface(cm, strings.TrimSpace(cm.Text[len(sqlDirective):]), docs)
+		}
+	}
+}
+
+func (c *checker) markInterface(cm *ast.Comment, args string, docs map[*ast.Comment]*types.TypeName) {
+	bad := func(format string, args ...any) {
+		c.pass.Report(analysis.Diagnostic{Pos: cm.Pos(), End: cm.End(), Category: Name, Message: fmt.Sprintf(format, args...)})
+	}
+	obj, inDoc := docs[cm]
+	switch {
+	case !inDoc:
+		bad("misplaced //leaseguard:sql: it must be in the doc comment of an interface type, or it marks nothing")
+	case obj == nil || !types.IsInterface(obj.Type()):
+		bad("//leaseguard:sql on %s, which is no interface: it marks interfaces whose methods execute SQL", docName(obj))
+	case args != "":
+		bad("//leaseguard:sql takes nothing after it: want //leaseguard:sql on a line of its own")
+	default:
+		c.pass.ExportObjectFact(obj, &SQLInterface{Directive: true})
+	}
+}
+
+func docName(obj *types.TypeName) string {
+	if obj == nil {
+		return "a type"
+	}
+	return obj.Name()
+}
+
+// sqlInterfaceMethod reports whether fn is a method of an interface whose
+// every method executes SQL: one named by -clock.sql-interfaces, or one
+// whose declaration carries //leaseguard:sql, in this package or another.
+func (c *checker) sqlInterfaceMethod(fn *types.Func) bool {
+	if fn == nil {
+		return false
+	}
+	return c.sqlInterface(typesx.RecvNamed(fn))
+}
+
+// sqlInterface reports whether named is an interface whose every method
+// executes SQL.
+func (c *checker) sqlInterface(named *types.Named) bool {
+	if named == nil || !types.IsInterface(named) {
+		return false
+	}
+	obj := named.Origin().Obj()
+	if obj.Pkg() == nil {
+		return false
+	}
+	if c.interfaces[obj.Pkg().Path()+"."+obj.Name()] {
+		return true
+	}
+	return c.pass.ImportObjectFact(obj, new(SQLInterface))
+}
+
+// sqlInterfaceCall returns the method that call invokes on an interface
+// whose every method executes SQL, or nil: the method is declared by such
+// an interface, or the value it is called on has such a type.
+func (c *checker) sqlInterfaceCall(call *ssa.CallCommon) *types.Func {
+	if !call.IsInvoke() {
+		return nil
+	}
+	if c.sqlInterfaceMethod(call.Method) {
+		return call.Method
+	}
+	if named, ok := call.Value.Type().(*types.Named); ok && c.sqlInterface(named) {
+		return call.Method
+	}
+	return nil
+}
