@@ -153,7 +153,7 @@ func (c *checker) run(info *buildssa.SSA) {
 	}
 
 	// 4. Fences taken once for a transaction, and the guarded tables.
-	txFences := c.txFences(sites)
+	txFences, fencesTx := c.txFences(sites)
 	for _, s := range sites {
 		for _, ss := range s.stmts {
 			for _, w := range ss.st.writes {
@@ -179,7 +179,7 @@ func (c *checker) run(info *buildssa.SSA) {
 				if !c.names.guards(w.target) {
 					continue // without evidence, nothing is said
 				}
-				if w.best == nil && len(txFences) > 0 && c.fencedByCaller(s) {
+				if w.best == nil && fencesTx && c.fencedByCaller(s) {
 					continue // a caller may have fenced the transaction
 				}
 				for _, pr := range c.names.checkWrite(w) {
@@ -262,7 +262,9 @@ func (c *checker) anyParsed() bool {
 // does (SELECT … FOR SHARE as the transaction's first statement), that
 // fence: under READ COMMITTED, its row lock holds until commit, so every
 // later write of the transaction is fenced by it.
-func (c *checker) txFences(sites []*site) map[*site]*fence {
+//
+// any reports whether the package takes such a fence anywhere.
+func (c *checker) txFences(sites []*site) (fenced map[*site]*fence, any bool) {
 	out := make(map[*site]*fence)
 	for _, s := range sites {
 		var f *fence
@@ -271,8 +273,12 @@ func (c *checker) txFences(sites []*site) map[*site]*fence {
 				f = ss.st.fence
 			}
 		}
+		if f == nil {
+			continue
+		}
+		any = true
 		recv := sqlcall.Receiver(s.call.Common())
-		if f == nil || recv == nil || !isTxLike(recv.Type()) {
+		if recv == nil || !isTxLike(recv.Type()) {
 			continue
 		}
 		for _, later := range sites {
@@ -283,7 +289,7 @@ func (c *checker) txFences(sites []*site) map[*site]*fence {
 			}
 		}
 	}
-	return out
+	return out, any
 }
 
 // fencedByCaller reports whether s runs on a transaction that its function
