@@ -79,7 +79,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL)},
 	}
-	a.Flags.Var(&cfg.Clock.Funcs, "funcs", "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method")
+	cfg.Flags(Name, &a.Flags)
 	funcs := sync.OnceValue(func() map[string]bool {
 		m := make(map[string]bool)
 		for _, f := range cfg.Clock.Funcs {

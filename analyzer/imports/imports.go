@@ -86,9 +86,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Requires:  []*analysis.Analyzer{leaseAnalyzer},
 		FactTypes: []analysis.Fact{new(Reach)},
 	}
-	a.Flags.Var(&cfg.Imports.Ban, "ban", "comma-separated package path prefixes to ban besides the curated list")
-	a.Flags.Var(&cfg.Imports.Allow, "allow", "comma-separated import-path patterns never reported; an allowed package cuts chains through it")
-	a.Flags.BoolVar(&cfg.Imports.Strict, "strict", cfg.Imports.Strict, "also report chains that reach net/http without using its client API")
+	cfg.Flags(Name, &a.Flags)
 	// Flags are parsed before the first run, so the settings are final then.
 	settings := sync.OnceValue(func() *rule {
 		return &rule{bans: newBanList(cfg.Imports.Ban), allow: config.NewMatcher(cfg.Imports.Allow), strict: cfg.Imports.Strict}

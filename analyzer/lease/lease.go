@@ -69,21 +69,16 @@ unknown rule or give no reason.`,
 		FactTypes:  []analysis.Fact{new(IsLease)},
 		ResultType: reflect.TypeFor[*Result](),
 	}
-	a.Flags.Var(&cfg.Lease.Packages, "packages", "comma-separated import-path patterns of packages to check as lease packages even without the directive")
+	cfg.Flags(Name, &a.Flags)
 	known := make(map[string]bool, len(rules))
 	for _, r := range rules {
 		known[r] = true
 	}
-	// Flags are parsed before the first run, so the settings are final then.
-	settings := sync.OnceValues(func() (*config.Matcher, error) {
-		return config.NewMatcher(cfg.Lease.Packages), cfg.Validate()
-	})
+	// Flags are parsed, and checked, before the first run, so the
+	// settings are final and valid then.
+	packages := sync.OnceValue(func() *config.Matcher { return config.NewMatcher(cfg.Lease.Packages) })
 	a.Run = func(pass *analysis.Pass) (any, error) {
-		packages, err := settings()
-		if err != nil {
-			return nil, err
-		}
-		return run(pass, packages, known), nil
+		return run(pass, packages(), known), nil
 	}
 	return a
 }

@@ -206,6 +206,40 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// badSettings are a bad value for every setting that takes one.
+var badSettings = []struct{ flag, value string }{
+	{"lease.packages", "./rel"},
+	{"imports.ban", "example.com/sdk/..."},
+	{"imports.allow", "a b"},
+	{"clock.funcs", "nodot"},
+	{"clock.funcs", "not a func name"},
+	{"fence.table", "orders; drop"},
+	{"fence.tables", "a.b.c"},
+	{"fence.holder-column", "owner id"},
+	{"fence.epoch-column", "term-id"},
+	{"fence.expiry-column", "1st"},
+}
+
+// TestBadSettings feeds each setting a bad value: exit 2 before any
+// analysis, with one line that names the flag and the value.
+func TestBadSettings(t *testing.T) {
+	dir := example(t)
+	for _, bad := range badSettings {
+		t.Run(bad.flag+"="+bad.value, func(t *testing.T) {
+			for _, args := range [][]string{
+				{"-" + bad.flag + "=" + bad.value, "./..."},
+				{"-format=sarif", "-" + bad.flag, bad.value, "./..."},
+			} {
+				r := run(t, dir, binary, args...)
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "-"+bad.flag) || !strings.Contains(lines[0], bad.value) {
+					t.Errorf("leaseguard %q: exit %d, want 2 and one line naming -%s and %q; stderr:\n%s", args, r.code, bad.flag, bad.value, r.stderr)
+				}
+			}
+		})
+	}
+}
+
 func TestVetProtocol(t *testing.T) {
 	r := run(t, ".", binary, "-V=full")
 	if r.code != 0 || !strings.Contains(r.stdout, "version") {

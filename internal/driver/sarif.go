@@ -42,6 +42,7 @@ func wantsSARIF(args []string) (bool, error) {
 func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
 	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = quietUsage(fs, args)
 	fs.String("format", "", "output format: sarif")
 	tests := fs.Bool("test", true, "analyze test files too")
 	for _, a := range analyzers {
