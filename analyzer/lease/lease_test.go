@@ -11,5 +11,5 @@ import (
 )
 
 func TestDirectives(t *testing.T) {
-	analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, lease.Name, nil), "directives")
+	analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, lease.Name, nil), "directives", "directives/nearmiss")
 }
