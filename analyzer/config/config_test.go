@@ -61,7 +61,7 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("flags %q, want %q", names, want)
 	}
 	err := fs.Parse([]string{
-		"-lease.packages= a.com/x , b.com/y/... ,",
+		"-lease.packages= a.com/x , b.com/y/... ,...,.../internal",
 		"-imports.ban=example.com/sdk", "-imports.allow=net/http/...test", "-imports.strict",
 		"-clock.funcs=example.com/c.Now,example.com/c.Clock.Now,gopkg.in/yaml.v3.T.Now,time.Now",
 		"-fence.table=app.leases", "-fence.tables=orders, billing.invoices",
@@ -71,7 +71,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want2 := config.Config{
-		Lease:   config.Lease{Packages: config.Patterns{"a.com/x", "b.com/y/..."}},
+		Lease:   config.Lease{Packages: config.Patterns{"a.com/x", "b.com/y/...", "...", ".../internal"}},
 		Imports: config.Imports{Ban: config.Patterns{"example.com/sdk"}, Allow: config.Patterns{"net/http/...test"}, Strict: true},
 		Clock:   config.Clock{Funcs: config.Patterns{"example.com/c.Now", "example.com/c.Clock.Now", "gopkg.in/yaml.v3.T.Now", "time.Now"}},
 		Fence: config.Fence{Table: "app.leases", Tables: config.Names{"orders", "billing.invoices"},
@@ -93,6 +93,8 @@ var bad = []struct{ setting, value, why string }{
 	{"lease.packages", "a b", "is not an import path pattern"},
 	{"lease.packages", "./rel", "is a relative pattern"},
 	{"lease.packages", "/abs", "empty path element"},
+	{"lease.packages", "../x/...", "is a relative pattern"},
+	{"lease.packages", ".", "is a relative pattern"},
 	{"lease.packages", "a//b", "empty path element"},
 	{"imports.ban", "example.com/...", "a ban is a path prefix"},
 	{"imports.ban", "a/", "empty path element"},
@@ -141,5 +143,15 @@ func TestBadValues(t *testing.T) {
 				t.Errorf("Validate: %v, want an error naming %s and saying %q", err, b.setting, b.why)
 			}
 		})
+	}
+}
+
+func TestMatchEverything(t *testing.T) {
+	t.Parallel()
+	m := config.NewMatcher(config.Patterns{"..."})
+	for _, path := range []string{"std", "net/http", "example.com/a/b"} {
+		if !m.Match(path) {
+			t.Errorf("... does not match %q", path)
+		}
 	}
 }

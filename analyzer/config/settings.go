@@ -136,7 +136,7 @@ func checkPattern(p string) error {
 		return fmt.Errorf("%q is not an import path pattern", p)
 	case strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "//"):
 		return fmt.Errorf("%q is not an import path pattern: empty path element", p)
-	case strings.HasPrefix(p, "."):
+	case p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../"):
 		return fmt.Errorf("%q is a relative pattern; give an import path", p)
 	}
 	return nil
