@@ -25,6 +25,14 @@ func TestSettings(t *testing.T) {
 		{"misspelled key", map[string]any{"imports": map[string]any{"stirct": true}}, `unknown field "stirct"`},
 		{"bad value", map[string]any{"imports": map[string]any{"ban": []any{"example.com/..."}}}, "a ban is a path prefix"},
 		{"wrong type", map[string]any{"imports": map[string]any{"strict": "yes"}}, "cannot unmarshal"},
+		{"pattern with a space", map[string]any{"lease": map[string]any{"packages": []any{"a b"}}}, `lease.packages: "a b" is not an import path pattern`},
+		{"relative pattern", map[string]any{"imports": map[string]any{"allow": []any{"./x"}}}, `imports.allow: "./x" is a relative pattern`},
+		{"function without a package", map[string]any{"clock": map[string]any{"funcs": []any{"nodot"}}}, `clock.funcs: "nodot" is not a function name`},
+		{"not a function name", map[string]any{"clock": map[string]any{"funcs": []any{"not a func name"}}}, `clock.funcs: "not a func name" is not a function name`},
+		{"bad lease table", map[string]any{"fence": map[string]any{"table": "a b"}}, `fence.table: "a b" is not an SQL name`},
+		{"bad holder column", map[string]any{"fence": map[string]any{"holder-column": "x;y"}}, `fence.holder-column: "x;y" is not a column name`},
+		{"bad epoch column", map[string]any{"fence": map[string]any{"epoch-column": "term-id"}}, `fence.epoch-column: "term-id" is not a column name`},
+		{"bad expiry column", map[string]any{"fence": map[string]any{"expiry-column": "l.expires_at"}}, `fence.expiry-column: "l.expires_at" is not a column name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := plugin.New(tc.settings)

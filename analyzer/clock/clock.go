@@ -81,25 +81,14 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL), new(SQLInterface)},
 	}
-	a.Flags.Var(&cfg.Clock.Funcs, "funcs", "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method")
-	a.Flags.Var(interfaceList{&cfg.Clock.SQLInterfaces}, "sql-interfaces", "comma-separated interfaces whose every method executes SQL, as pkg/path.Interface")
-	funcs := sync.OnceValue(func() map[string]bool {
-		m := make(map[string]bool)
-		for _, f := range cfg.Clock.Funcs {
-			m[f] = true
-		}
-		return m
-	})
-	// Flags are parsed before the first run; golangci-lint settings do not
-	// go through them, so the names are checked here too.
-	interfaces := sync.OnceValues(func() (map[string]bool, error) { return sqlInterfaces(cfg.Clock.SQLInterfaces) })
+	cfg.Flags(Name, &a.Flags)
+	// Settings are final, and checked, before the first run (by the flags'
+	// Set, or the plugin's Validate).
+	funcs := sync.OnceValue(func() map[string]bool { return set(cfg.Clock.Funcs) })
+	interfaces := sync.OnceValue(func() map[string]bool { return set(cfg.Clock.SQLInterfaces) })
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
-		ifaces, err := interfaces()
-		if err != nil {
-			return nil, err
-		}
-		c := &checker{pass: pass, extra: funcs(), interfaces: ifaces}
+		c := &checker{pass: pass, extra: funcs(), interfaces: interfaces()}
 		c.markedInterfaces()
 		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
 		if res.Lease {
@@ -116,6 +105,15 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		return nil, nil
 	}
 	return a
+}
+
+// set returns the names as a set.
+func set(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 // Labels are what a value derives from: bit i for parameter i of the

@@ -1,7 +1,6 @@
 package clock
 
 import (
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -33,70 +32,6 @@ type SQLInterface struct {
 func (*SQLInterface) AFact() {}
 
 func (*SQLInterface) String() string { return "executes SQL" }
-
-// interfaceList is the -clock.sql-interfaces flag: interface names, each
-// checked as it is set.
-type interfaceList struct{ list *[]string }
-
-func (l interfaceList) String() string {
-	if l.list == nil {
-		return ""
-	}
-	return strings.Join(*l.list, ",")
-}
-
-// Set replaces the list with the comma separated names in s.
-func (l interfaceList) Set(s string) error {
-	var list []string
-	for name := range strings.SplitSeq(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if err := checkInterfaceName(name); err != nil {
-			return err
-		}
-		list = append(list, name)
-	}
-	*l.list = list
-	return nil
-}
-
-// checkInterfaceName checks that name has the shape pkg/path.Interface: a
-// package path, a dot, an identifier.
-func checkInterfaceName(name string) error {
-	i := strings.LastIndexByte(name, '.')
-	if i < 0 {
-		return fmt.Errorf("%q is not an interface name: want pkg/path.Interface", name)
-	}
-	path, id := name[:i], name[i+1:]
-	switch {
-	case !token.IsIdentifier(id):
-		return fmt.Errorf("%q is not an interface name: %q is not an identifier; want pkg/path.Interface", name, id)
-	case path == "" || strings.ContainsAny(path, " \t\n\\\"'`*"):
-		return fmt.Errorf("%q is not an interface name: %q is not a package path; want pkg/path.Interface", name, path)
-	case strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.Contains(path, "//"):
-		return fmt.Errorf("%q is not an interface name: %q has an empty path element; want pkg/path.Interface", name, path)
-	case strings.HasPrefix(path, "."):
-		return fmt.Errorf("%q is not an interface name: %q is a relative path; want pkg/path.Interface", name, path)
-	}
-	return nil
-}
-
-// sqlInterfaces checks the names set for -clock.sql-interfaces (or the
-// golangci-lint settings, which do not go through the flag) and returns
-// them as a set.
-func sqlInterfaces(names []string) (map[string]bool, error) {
-	set := make(map[string]bool, len(names))
-	var errs []error
-	for _, n := range names {
-		if err := checkInterfaceName(n); err != nil {
-			errs = append(errs, fmt.Errorf("clock.sql-interfaces: %w", err))
-		}
-		set[n] = true
-	}
-	return set, errors.Join(errs...)
-}
 
 // markedInterfaces reads the //leaseguard:sql directives of the package's
 // files, reports those that are malformed or mark no interface type, and

@@ -11,8 +11,6 @@
 package config
 
 import (
-	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 )
@@ -114,96 +112,6 @@ type Imports struct {
 // curated ban list alone, nothing allowed, not strict.
 func Default() *Config { return &Config{} }
 
-// Validate reports every bad setting, joined.
-func (c *Config) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		name string
-		list Patterns
-	}{
-		{"lease.packages", c.Lease.Packages},
-		{"imports.ban", c.Imports.Ban},
-		{"imports.allow", c.Imports.Allow},
-	} {
-		for _, p := range f.list {
-			if err := checkPattern(p); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
-			}
-		}
-	}
-	for _, f := range []struct{ name, value string }{
-		{"fence.table", c.Fence.Table},
-		{"fence.holder-column", c.Fence.HolderColumn},
-		{"fence.epoch-column", c.Fence.EpochColumn},
-		{"fence.expiry-column", c.Fence.ExpiryColumn},
-	} {
-		if f.value != "" {
-			if err := checkName(f.value); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
-			}
-		}
-	}
-	for _, n := range c.Fence.Tables {
-		if err := checkName(n); err != nil {
-			errs = append(errs, fmt.Errorf("fence.tables: %w", err))
-		}
-	}
-	for _, p := range c.Imports.Ban {
-		if strings.Contains(p, "...") {
-			errs = append(errs, fmt.Errorf("imports.ban: %q: a ban is a path prefix and takes no ... wildcard", p))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// Patterns is a list of import-path patterns, set from a flag as a comma
-// separated list.
-type Patterns []string
-
-// String joins the patterns with commas.
-func (p *Patterns) String() string { return strings.Join(*p, ",") }
-
-// Set replaces the list with the comma separated patterns in s, each
-// checked.
-func (p *Patterns) Set(s string) error {
-	list, err := splitChecked(s, checkPattern)
-	if err == nil {
-		*p = list
-	}
-	return err
-}
-
-// splitChecked splits a comma separated list, drops empty entries, and
-// checks each.
-func splitChecked(s string, check func(string) error) ([]string, error) {
-	var list []string
-	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if err := check(f); err != nil {
-			return nil, err
-		}
-		list = append(list, f)
-	}
-	return list, nil
-}
-
-func checkPattern(p string) error {
-	switch {
-	case p == "":
-		return errors.New("empty pattern")
-	case strings.ContainsAny(p, " \t\n\\\"'`"):
-		return fmt.Errorf("%q is not an import path pattern", p)
-	case strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "//"):
-		return fmt.Errorf("%q is not an import path pattern: empty path element", p)
-	case strings.HasPrefix(p, "."):
-		return fmt.Errorf("%q is a relative pattern; give an import path", p)
-	}
-	return nil
-}
-
 // Matcher reports whether an import path matches any of a list of
 // patterns, with the go command's meaning of ...: it matches any string,
 // and a trailing /... also matches the path before it (net/... matches net).
@@ -228,29 +136,9 @@ func NewMatcher(patterns Patterns) *Matcher {
 // Match reports whether path matches.
 func (m *Matcher) Match(path string) bool { return m != nil && m.re.MatchString(path) }
 
-// Names is a list of SQL names (table, or schema.table), set from a flag as
-// a comma separated list.
+// Names is a list of SQL names (table, or schema.table).
 type Names []string
 
-// String joins the names with commas.
-func (n *Names) String() string { return strings.Join(*n, ",") }
-
-// Set replaces the list with the comma separated names in s, each checked.
-func (n *Names) Set(s string) error {
-	list, err := splitChecked(s, checkName)
-	if err == nil {
-		*n = list
-	}
-	return err
-}
-
-// sqlName is an SQL identifier, unquoted or "quoted" (a quote inside
-// doubled), optionally qualified by one more.
-var sqlName = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+"))?$`)
-
-func checkName(n string) error {
-	if !sqlName.MatchString(n) {
-		return fmt.Errorf("%q is not an SQL name: want an identifier (unquoted, folded to lower case, or \"Quoted\", kept as written), or schema.identifier", n)
-	}
-	return nil
-}
+// Patterns is a list of import-path patterns (for -imports.ban, path
+// prefixes; for -clock.funcs, function names).
+type Patterns []string

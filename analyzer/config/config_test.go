@@ -1,6 +1,12 @@
 package config_test
 
 import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,55 +37,129 @@ func TestMatcher(t *testing.T) {
 	}
 }
 
-func TestPatternsSet(t *testing.T) {
-	t.Parallel()
-	var p config.Patterns
-	if err := p.Set(" a.com/x , b.com/y/... ,"); err != nil {
-		t.Fatal(err)
+// flagSet binds every setting of c to one flag set, as -RULE.KEY.
+func flagSet(c *config.Config) *flag.FlagSet {
+	all := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
+	all.SetOutput(io.Discard)
+	for _, rule := range []string{"lease", "imports", "clock", "fence"} {
+		var fs flag.FlagSet
+		c.Flags(rule, &fs)
+		fs.VisitAll(func(f *flag.Flag) { all.Var(f.Value, rule+"."+f.Name, f.Usage) })
 	}
-	if got := p.String(); got != "a.com/x,b.com/y/..." {
-		t.Fatalf("Set then String = %q", got)
-	}
-	for _, bad := range []string{"a b", "./rel", "/abs", "a//b", "a/"} {
-		if err := p.Set(bad); err == nil || !strings.Contains(err.Error(), bad) {
-			t.Errorf("Set(%q): %v, want an error naming it", bad, err)
-		}
-	}
+	return all
 }
 
-func TestValidate(t *testing.T) {
+func TestFlags(t *testing.T) {
 	t.Parallel()
 	c := config.Default()
+	fs := flagSet(c)
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	want := []string{"clock.funcs", "clock.sql-interfaces", "fence.epoch-column", "fence.expiry-column", "fence.holder-column", "fence.table", "fence.tables",
+		"imports.allow", "imports.ban", "imports.strict", "imports.tests", "lease.packages"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("flags %q, want %q", names, want)
+	}
+	err := fs.Parse([]string{
+		"-lease.packages= a.com/x , b.com/y/... ,...,.../internal",
+		"-imports.ban=example.com/sdk", "-imports.allow=net/http/...test", "-imports.strict", "-imports.tests",
+		"-clock.funcs=example.com/c.Now,example.com/c.Clock.Now,gopkg.in/yaml.v3.T.Now,time.Now",
+		"-clock.sql-interfaces=example.com/repo.Store,gopkg.in/db.v2.Querier",
+		"-fence.table=app.leases", `-fence.tables=orders, billing.invoices, "Audit Log"`,
+		`-fence.holder-column="Owner"`, "-fence.epoch-column=term", "-fence.expiry-column=valid_until",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2 := config.Config{
+		Lease:   config.Lease{Packages: config.Patterns{"a.com/x", "b.com/y/...", "...", ".../internal"}},
+		Imports: config.Imports{Ban: config.Patterns{"example.com/sdk"}, Allow: config.Patterns{"net/http/...test"}, Strict: true, Tests: true},
+		Clock: config.Clock{Funcs: config.Patterns{"example.com/c.Now", "example.com/c.Clock.Now", "gopkg.in/yaml.v3.T.Now", "time.Now"},
+			SQLInterfaces: []string{"example.com/repo.Store", "gopkg.in/db.v2.Querier"}},
+		Fence: config.Fence{Table: "app.leases", Tables: config.Names{"orders", "billing.invoices", `"Audit Log"`},
+			HolderColumn: `"Owner"`, EpochColumn: "term", ExpiryColumn: "valid_until"},
+	}
+	if !reflect.DeepEqual(*c, want2) {
+		t.Fatalf("parsed settings\n%+v\nwant\n%+v", *c, want2)
+	}
 	if err := c.Validate(); err != nil {
-		t.Fatalf("defaults: %v", err)
+		t.Fatalf("Validate after good flags: %v", err)
 	}
-	c.Imports.Ban = config.Patterns{"x.com/..."}
-	c.Lease.Packages = config.Patterns{"bad pattern"}
-	err := c.Validate()
-	for _, want := range []string{`imports.ban: "x.com/...": a ban is a path prefix`, `lease.packages: "bad pattern" is not an import path pattern`} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Validate: %v, want it to contain %q", err, want)
-		}
+	if got := fs.Lookup("fence.tables").Value.String(); got != `orders,billing.invoices,"Audit Log"` {
+		t.Errorf("-fence.tables String = %q", got)
 	}
 }
 
-func TestNamesSet(t *testing.T) {
+// bad are bad values for every setting that takes one, and why each is bad.
+var bad = []struct{ setting, value, why string }{
+	{"lease.packages", "a b", "is not an import path pattern"},
+	{"lease.packages", "./rel", "is a relative pattern"},
+	{"lease.packages", "/abs", "empty path element"},
+	{"lease.packages", "../x/...", "is a relative pattern"},
+	{"lease.packages", ".", "is a relative pattern"},
+	{"lease.packages", "a//b", "empty path element"},
+	{"imports.ban", "example.com/...", "a ban is a path prefix"},
+	{"imports.ban", "a/", "empty path element"},
+	{"imports.allow", "a'b", "is not an import path pattern"},
+	{"clock.funcs", "nodot", "no package path"},
+	{"clock.funcs", "not a func name", "is not a function name"},
+	{"clock.funcs", "example.com/c", "no package path"},
+	{"clock.funcs", "example.com/c.Now()", `"Now()" is not a Go identifier`},
+	{"clock.funcs", "example.com/c....", "is not a wildcard"},
+	{"clock.funcs", ".Now", "no package path"},
+	{"fence.table", "orders; drop", "is not an SQL name"},
+	{"fence.table", "a.b.c", "is not an SQL name"},
+	{"fence.tables", "1st", "is not an SQL name"},
+	{"fence.table", `"unterminated`, "is not an SQL name"},
+	{"fence.table", `""`, "is not an SQL name"},
+	{"fence.tables", `"a"b"`, "is not an SQL name"},
+	{"clock.sql-interfaces", "nodot", "is not an interface name"},
+	{"clock.sql-interfaces", "example.com/repo.Not an ident", "is not an identifier"},
+	{"clock.sql-interfaces", "./rel.Repo", "is a relative pattern"},
+	{"fence.holder-column", "owner id", "is not a column name"},
+	{"fence.epoch-column", "term-id", "is not a column name"},
+	{"fence.expiry-column", "lease.expires_at", "is not a column name"},
+}
+
+func TestBadValues(t *testing.T) {
 	t.Parallel()
-	var n config.Names
-	if err := n.Set(` orders , billing.invoices , "Quoted", "My ""x""".t ,`); err != nil {
-		t.Fatal(err)
+	for _, b := range bad {
+		t.Run(b.setting+"="+b.value, func(t *testing.T) {
+			// Through the flag: Set fails, and the flag set names the
+			// flag and the value.
+			c := config.Default()
+			err := flagSet(c).Parse([]string{"-" + b.setting + "=" + b.value})
+			if err == nil || !strings.Contains(err.Error(), "-"+b.setting) || !strings.Contains(err.Error(), b.why) {
+				t.Errorf("flag: %v, want an error naming -%s and saying %q", err, b.setting, b.why)
+			}
+			if err := c.Validate(); err != nil {
+				t.Errorf("a rejected flag value was stored: %v", err)
+			}
+			// Through the struct, as golangci-lint's settings decode.
+			rule, key, _ := strings.Cut(b.setting, ".")
+			var doc string
+			if strings.HasSuffix(key, "column") || key == "table" {
+				doc = fmt.Sprintf(`{%q: {%q: %q}}`, rule, key, b.value)
+			} else {
+				doc = fmt.Sprintf(`{%q: {%q: [%q]}}`, rule, key, b.value)
+			}
+			if err := json.Unmarshal([]byte(doc), c); err != nil {
+				t.Fatal(err)
+			}
+			err = c.Validate()
+			if err == nil || !strings.Contains(err.Error(), b.setting+": ") || !strings.Contains(err.Error(), b.why) {
+				t.Errorf("Validate: %v, want an error naming %s and saying %q", err, b.setting, b.why)
+			}
+		})
 	}
-	if got := n.String(); got != `orders,billing.invoices,"Quoted","My ""x""".t` {
-		t.Fatalf("Set then String = %q", got)
-	}
-	for _, bad := range []string{"orders; drop", "a.b.c", `"unterminated`, `""`, `"a"b"`, "1st"} {
-		if err := n.Set(bad); err == nil || !strings.Contains(err.Error(), "is not an SQL name") {
-			t.Errorf("Set(%q): %v, want an error", bad, err)
+}
+
+func TestMatchEverything(t *testing.T) {
+	t.Parallel()
+	m := config.NewMatcher(config.Patterns{"..."})
+	for _, path := range []string{"std", "net/http", "example.com/a/b"} {
+		if !m.Match(path) {
+			t.Errorf("... does not match %q", path)
 		}
-	}
-	c := config.Default()
-	c.Fence.EpochColumn = "term-id"
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "fence.epoch-column") {
-		t.Errorf("Validate with a bad column: %v", err)
 	}
 }

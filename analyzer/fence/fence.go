@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"golang.org/x/tools/go/analysis"
@@ -62,23 +61,15 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		URL:      "https://github.com/leaseguard/leaseguard#fence",
 		Requires: []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 	}
-	f := &cfg.Fence
-	a.Flags.StringVar(&f.Table, "table", f.Table, "the lease table (default: the table the package's statements treat as a lease, else "+config.DefaultLeaseTable+")")
-	a.Flags.Var(&f.Tables, "tables", "comma-separated tables whose writes need a fence, besides those the package's SQL shows to need one")
-	a.Flags.StringVar(&f.HolderColumn, "holder-column", f.HolderColumn, "the lease table's holder column (default "+config.DefaultHolderColumn+")")
-	a.Flags.StringVar(&f.EpochColumn, "epoch-column", f.EpochColumn, "the lease table's epoch column (default "+config.DefaultEpochColumn+")")
-	a.Flags.StringVar(&f.ExpiryColumn, "expiry-column", f.ExpiryColumn, "the lease table's expiry column (default "+config.DefaultExpiryColumn+")")
-	// Flags are parsed before the first run, so the settings are final then.
-	settings := sync.OnceValues(func() (config.Fence, error) { return cfg.Fence, cfg.Validate() })
+	cfg.Flags(Name, &a.Flags)
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
 		if !res.Lease {
 			return nil, nil
 		}
-		f, err := settings()
-		if err != nil {
-			return nil, err
-		}
+		// Flags are parsed, and checked, before the first run: the
+		// settings are final and valid here.
+		f := cfg.Fence
 		info := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
 		c := &checker{pass: pass, rep: res.Reporter(pass, Name), cfg: f}
 		c.run(info)

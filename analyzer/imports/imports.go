@@ -100,10 +100,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Requires:  []*analysis.Analyzer{leaseAnalyzer},
 		FactTypes: []analysis.Fact{new(Reach)},
 	}
-	a.Flags.Var(&cfg.Imports.Ban, "ban", "comma-separated package path prefixes to ban besides the curated list")
-	a.Flags.Var(&cfg.Imports.Allow, "allow", "comma-separated import-path patterns never reported; an allowed package cuts chains through it")
-	a.Flags.BoolVar(&cfg.Imports.Strict, "strict", cfg.Imports.Strict, "also report imports that reach net/http, http2 or grpc without using their client API")
-	a.Flags.BoolVar(&cfg.Imports.Tests, "tests", cfg.Imports.Tests, "also check the imports of test files and external test packages")
+	cfg.Flags(Name, &a.Flags)
 	// Flags are parsed before the first run, so the settings are final then.
 	settings := sync.OnceValue(func() *rule {
 		return &rule{bans: newBanList(cfg.Imports.Ban), allow: config.NewMatcher(cfg.Imports.Allow),

@@ -29,11 +29,8 @@ import (
 // Name is the analyzer's name, and the category of its diagnostics.
 const Name = "lease"
 
-const (
-	directivePrefix = "//leaseguard:"
-	leaseDirective  = directivePrefix + "lease"
-	allowDirective  = directivePrefix + "allow"
-)
+// directivePrefix begins every directive.
+const directivePrefix = "//leaseguard:"
 
 // IsLease is the fact that a package is a lease package, so that its
 // external test package is one too.
@@ -62,28 +59,26 @@ func New(cfg *config.Config, rules []string) *analysis.Analyzer {
 
 A package is a lease package when one of its files carries //leaseguard:lease
 on a line of its own before the package clause, or when its import path
-matches a -lease.packages pattern. This analyzer reports a lease directive
-after the package clause, and //leaseguard:allow directives that name an
-unknown rule or give no reason.`,
+matches a -lease.packages pattern. This analyzer reports, in any package, a
+lease directive after the package clause and near misses of the directive
+(// leaseguard:lease, /*leaseguard:lease*/, //leaseguard:leas, text after
+it), which would leave a package unchecked in silence; and, in a lease
+package, //leaseguard:allow directives that are malformed, name an unknown
+rule or give no reason.`,
 		URL:        "https://github.com/leaseguard/leaseguard#lease-packages-and-directives",
 		FactTypes:  []analysis.Fact{new(IsLease)},
 		ResultType: reflect.TypeFor[*Result](),
 	}
-	a.Flags.Var(&cfg.Lease.Packages, "packages", "comma-separated import-path patterns of packages to check as lease packages even without the directive")
+	cfg.Flags(Name, &a.Flags)
 	known := make(map[string]bool, len(rules))
 	for _, r := range rules {
 		known[r] = true
 	}
-	// Flags are parsed before the first run, so the settings are final then.
-	settings := sync.OnceValues(func() (*config.Matcher, error) {
-		return config.NewMatcher(cfg.Lease.Packages), cfg.Validate()
-	})
+	// Flags are parsed, and checked, before the first run, so the
+	// settings are final and valid then.
+	packages := sync.OnceValue(func() *config.Matcher { return config.NewMatcher(cfg.Lease.Packages) })
 	a.Run = func(pass *analysis.Pass) (any, error) {
-		packages, err := settings()
-		if err != nil {
-			return nil, err
-		}
-		return run(pass, packages, known), nil
+		return run(pass, packages(), known), nil
 	}
 	return a
 }
@@ -101,6 +96,13 @@ func run(pass *analysis.Pass, packages *config.Matcher, rules map[string]bool) *
 
 func isLease(pass *analysis.Pass, packages *config.Matcher) bool {
 	path := pass.Pkg.Path()
+	if testMain(pass) {
+		// go test's synthesized main package (p.test) imports the package
+		// under test; its findings would be the tested package's own, at a
+		// file in the build cache. go vet never analyses it; a standalone
+		// driver with a pattern that matches it (...) does.
+		return false
+	}
 	if packages.Match(path) {
 		return true
 	}
@@ -121,6 +123,20 @@ func isLease(pass *analysis.Pass, packages *config.Matcher) bool {
 	return false
 }
 
+// testMain reports whether pass's package is go test's synthesized main
+// package: main, at a path ending in .test, all of its files generated.
+func testMain(pass *analysis.Pass) bool {
+	if pass.Pkg.Name() != "main" || !strings.HasSuffix(pass.Pkg.Path(), ".test") {
+		return false
+	}
+	for _, f := range pass.Files {
+		if !ast.IsGenerated(f) {
+			return false
+		}
+	}
+	return true
+}
+
 // hasLeaseDirective reports whether f carries the lease directive before its
 // package clause.
 func hasLeaseDirective(f *ast.File) bool {
@@ -129,7 +145,7 @@ func hasLeaseDirective(f *ast.File) bool {
 			break
 		}
 		for _, c := range g.List {
-			if c.Text == leaseDirective {
+			if d := parseDirective(c.Text); d.verb == "lease" && d.problem == "" {
 				return true
 			}
 		}
@@ -137,35 +153,37 @@ func hasLeaseDirective(f *ast.File) bool {
 	return false
 }
 
-// checkDirectives reports misplaced lease directives anywhere, and, in a
-// lease package, collects its allow directives and reports malformed ones.
+// checkDirectives reports, in any package, misplaced lease directives and
+// near misses of the lease directive (go vet runs on every package, and a
+// near miss would leave the package unchecked in silence); and, in a lease
+// package, collects its allow directives and reports malformed ones.
 func checkDirectives(pass *analysis.Pass, f *ast.File, res *Result, rules map[string]bool) {
 	for _, g := range f.Comments {
 		for _, c := range g.List {
-			if !strings.HasPrefix(c.Text, directivePrefix) {
-				continue
+			d := parseDirective(c.Text)
+			report := func(msg string) {
+				pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name, Message: msg})
 			}
-			verb, _, _ := strings.Cut(strings.TrimPrefix(c.Text, directivePrefix), " ")
-			switch verb {
-			case "lease":
+			switch {
+			case d.problem == "" && d.verb == "lease":
 				if c.Pos() > f.Package {
-					pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name,
-						Message: "misplaced //leaseguard:lease: it must come before the package clause, or the package is not checked"})
+					report("misplaced //leaseguard:lease: it must come before the package clause, or the package is not checked")
 				}
-			case "allow":
+			case d.problem == "" && d.verb == "allow":
 				if res.Lease {
-					if a := parseAllow(pass, c, rules); a != nil {
+					if a := parseAllow(pass, c, d.args, rules); a != nil {
 						res.allows = append(res.allows, a)
 					}
 				}
-			case "sql":
-				// Marks an interface that executes SQL; the clock rule
-				// reads it and reports malformed ones.
+			case d.problem == "":
+				// not a directive
+			case d.verb == "lease" && !res.Lease:
+				report(d.problem + ", or the package is not checked")
+			case d.verb == "allow" && !res.Lease:
+				// A suppression in a package that is not checked suppresses
+				// nothing either way.
 			default:
-				if res.Lease {
-					pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name,
-						Message: "unknown directive //leaseguard:" + verb + ": want //leaseguard:lease, //leaseguard:allow or //leaseguard:sql"})
-				}
+				report(d.problem)
 			}
 		}
 	}

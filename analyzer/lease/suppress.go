@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"slices"
 	"strings"
+	"unicode"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -24,31 +25,10 @@ type allow struct {
 	rules   []string
 }
 
-func parseAllow(pass *analysis.Pass, c *ast.Comment, known map[string]bool) *allow {
-	bad := func(format string, args ...any) {
-		pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name, Message: fmt.Sprintf(format, args...)})
-	}
-	// //leaseguard:allow RULE[,RULE...] -- reason
-	fields := strings.Fields(strings.TrimPrefix(c.Text, allowDirective))
-	if len(fields) == 0 || fields[0] == "--" {
-		bad("//leaseguard:allow names no rule: want //leaseguard:allow RULE -- reason")
-		return nil
-	}
-	names := fields[0]
-	var rules []string
-	for r := range strings.SplitSeq(names, ",") {
-		if !known[r] {
-			bad("//leaseguard:allow names unknown rule %q (rules: %s)", r, ruleList(known))
-			return nil
-		}
-		rules = append(rules, r)
-	}
-	switch {
-	case len(fields) == 1 || (fields[1] == "--" && len(fields) == 2):
-		bad("//leaseguard:allow %s gives no reason: add -- and say why the finding is safe here", names)
-		return nil
-	case fields[1] != "--":
-		bad("//leaseguard:allow %s: want //leaseguard:allow RULE -- reason", names)
+func parseAllow(pass *analysis.Pass, c *ast.Comment, args string, known map[string]bool) *allow {
+	rules, problem := parseAllowArgs(args, known)
+	if problem != "" {
+		pass.Report(analysis.Diagnostic{Pos: c.Pos(), End: c.End(), Category: Name, Message: problem})
 		return nil
 	}
 	pos := pass.Fset.Position(c.Pos())
@@ -57,6 +37,62 @@ func parseAllow(pass *analysis.Pass, c *ast.Comment, known map[string]bool) *all
 		line++
 	}
 	return &allow{comment: c, file: pos.Filename, line: line, rules: rules}
+}
+
+// parseAllowArgs reads what follows //leaseguard:allow,
+//
+//	RULE[, RULE...] -- reason
+//
+// (spaces around the commas optional) and returns the rules, or what is
+// wrong.
+func parseAllowArgs(args string, known map[string]bool) (rules []string, problem string) {
+	list, reason, dashed := strings.Cut(args, "--")
+	names, tail := splitRules(list)
+	written := quote(strings.Join(names, ","))
+	switch {
+	case len(names) == 1 && names[0] == "":
+		return nil, "//leaseguard:allow names no rule: want //leaseguard:allow RULE -- reason"
+	case slices.Contains(names, ""):
+		return nil, fmt.Sprintf("//leaseguard:allow %s: a rule name is empty; want a comma-separated list of rules, then -- reason", written)
+	}
+	for _, r := range names {
+		if !known[r] {
+			return nil, fmt.Sprintf("//leaseguard:allow names unknown rule %s (rules: %s)", quote(r), ruleList(known))
+		}
+	}
+	names = slices.Compact(names)
+	list = strings.Join(names, ",")
+	switch {
+	case !dashed && tail == "":
+		return nil, fmt.Sprintf("//leaseguard:allow %s gives no reason: add -- and say why the finding is safe here", list)
+	case !dashed:
+		return nil, fmt.Sprintf("//leaseguard:allow %s: want //leaseguard:allow RULE -- reason", list)
+	case tail != "":
+		return nil, fmt.Sprintf("//leaseguard:allow %s: %s before -- is not a rule; separate rules with commas", list, quote(tail))
+	case strings.TrimSpace(reason) == "":
+		return nil, fmt.Sprintf("//leaseguard:allow %s gives no reason: add -- and say why the finding is safe here", list)
+	}
+	return names, ""
+}
+
+// splitRules splits s after its leading comma-separated list of words,
+// white space around each allowed: "clock, fence because" is [clock fence]
+// and "because". An empty entry is "".
+func splitRules(s string) (names []string, tail string) {
+	for {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		end := strings.IndexFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+		if end < 0 {
+			end = len(s)
+		}
+		names = append(names, s[:end])
+		s = strings.TrimLeftFunc(s[end:], unicode.IsSpace)
+		rest, comma := strings.CutPrefix(s, ",")
+		if !comma {
+			return names, strings.TrimSpace(s)
+		}
+		s = rest
+	}
 }
 
 // ownLine reports whether only white space precedes pos on its line.

@@ -200,6 +200,8 @@ func TestErrors(t *testing.T) {
 		{"missing -C directory", dir, []string{"-C", "no/such/dir", "./..."}, 2, "-C: chdir no/such/dir"},
 		{"unknown format", dir, []string{"-format", "xml", "./..."}, 2, `-format "xml": the only format is sarif`},
 		{"sarif with a bad flag", dir, []string{"-format=sarif", "-imports.ban=a b", "./..."}, 2, `invalid value "a b" for flag -imports.ban`},
+		{"sarif with -json", dir, []string{"-format", "sarif", "-json", "./..."}, 2, "leaseguard: -format sarif and -json do not go together"},
+		{"sarif with -fix", dir, []string{"-fix", "-format=sarif", "./..."}, 2, "leaseguard: -format sarif and -fix do not go together"},
 		{"sarif on a package that does not compile", filepath.Join(testdir.Root(), "broken"), []string{"-format=sarif", "./..."}, 1, `cannot use "not an int"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,6 +211,40 @@ func TestErrors(t *testing.T) {
 			}
 			if strings.Contains(r.stderr, "panic:") {
 				t.Fatalf("panicked:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// badSettings are a bad value for every setting that takes one.
+var badSettings = []struct{ flag, value string }{
+	{"lease.packages", "./rel"},
+	{"imports.ban", "example.com/sdk/..."},
+	{"imports.allow", "a b"},
+	{"clock.funcs", "nodot"},
+	{"clock.funcs", "not a func name"},
+	{"fence.table", "orders; drop"},
+	{"fence.tables", "a.b.c"},
+	{"fence.holder-column", "owner id"},
+	{"fence.epoch-column", "term-id"},
+	{"fence.expiry-column", "1st"},
+}
+
+// TestBadSettings feeds each setting a bad value: exit 2 before any
+// analysis, with one line that names the flag and the value.
+func TestBadSettings(t *testing.T) {
+	dir := example(t)
+	for _, bad := range badSettings {
+		t.Run(bad.flag+"="+bad.value, func(t *testing.T) {
+			for _, args := range [][]string{
+				{"-" + bad.flag + "=" + bad.value, "./..."},
+				{"-format=sarif", "-" + bad.flag, bad.value, "./..."},
+			} {
+				r := run(t, dir, binary, args...)
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "-"+bad.flag) || !strings.Contains(lines[0], bad.value) {
+					t.Errorf("leaseguard %q: exit %d, want 2 and one line naming -%s and %q; stderr:\n%s", args, r.code, bad.flag, bad.value, r.stderr)
+				}
 			}
 		})
 	}
@@ -315,14 +351,10 @@ func TestSARIF(t *testing.T) {
 				}
 			}
 			Results []struct {
-				RuleID    string
-				Message   struct{ Text string }
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string }
-						Region           struct{ StartLine, StartColumn int }
-					}
-				}
+				RuleID           string
+				Message          struct{ Text string }
+				Locations        []sarifLocation
+				RelatedLocations []sarifLocation
 			}
 		}
 	}
@@ -345,16 +377,106 @@ func TestSARIF(t *testing.T) {
 			t.Errorf("no rule entry for %s", want)
 		}
 	}
-	var got []string
+	var got, related []string
 	for _, res := range run.Results {
 		if !rules[res.RuleID] {
 			t.Errorf("result for undeclared rule %q", res.RuleID)
 		}
-		loc := res.Locations[0].PhysicalLocation
-		got = append(got, fmt.Sprintf("%s:%d:%d: %s", loc.ArtifactLocation.URI, loc.Region.StartLine, loc.Region.StartColumn, res.Message.Text))
+		got = append(got, res.Locations[0].String()+": "+res.Message.Text)
+		for i, rel := range res.RelatedLocations {
+			if rel.ID != i+1 {
+				t.Errorf("%s: related location %d has id %d", res.Locations[0], i, rel.ID)
+			}
+			related = append(related, res.Locations[0].String()+" -> "+rel.String()+": "+rel.Message.Text)
+		}
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, wantExample) {
 		t.Errorf("SARIF results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantExample, "\n"))
+	}
+	// The related information that the text output shows, one line each
+	// after its finding: where in the SQL each problem is.
+	wantRelated := []string{
+		"lease/renew.go:12:3 -> lease/renew.go:12:11: in this SQL",
+		"lease/renew.go:12:3 -> lease/renew.go:12:29: in this SQL",
+		"lease/renew.go:23:32 -> lease/renew.go:23:45: in this SQL",
+	}
+	slices.Sort(related)
+	if !slices.Equal(related, wantRelated) {
+		t.Errorf("SARIF related locations:\n%s\nwant:\n%s", strings.Join(related, "\n"), strings.Join(wantRelated, "\n"))
+	}
+}
+
+type sarifLocation struct {
+	ID               int
+	Message          struct{ Text string }
+	PhysicalLocation struct {
+		ArtifactLocation struct{ URI string }
+		Region           struct{ StartLine, StartColumn int }
+	}
+}
+
+func (l sarifLocation) String() string {
+	p := l.PhysicalLocation
+	return fmt.Sprintf("%s:%d:%d", p.ArtifactLocation.URI, p.Region.StartLine, p.Region.StartColumn)
+}
+
+// TestEveryPackage marks every package a lease package with the ...
+// pattern, which also matches go test's synthesized main packages (p.test,
+// whose file lies in the build cache): each finding is reported once, in
+// the module's own files.
+func TestEveryPackage(t *testing.T) {
+	dir := example(t)
+	r := run(t, dir, binary, "-lease.packages=...", "./...")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	var text []string
+	for line := range strings.Lines(r.stderr) {
+		if !strings.HasPrefix(line, dir+string(filepath.Separator)) {
+			t.Errorf("finding outside the module's files: %s", line)
+		}
+		text = append(text, strings.TrimSpace(strings.TrimPrefix(line, dir+string(filepath.Separator))))
+	}
+
+	r = run(t, dir, binary, "-format=sarif", "-lease.packages=...", "./...")
+	if r.code != 0 {
+		t.Fatalf("-format sarif: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Message   struct{ Text string }
+				Locations []sarifLocation
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(map[string]bool)
+	for _, res := range log.Runs[0].Results {
+		loc := res.Locations[0]
+		uri := loc.PhysicalLocation.ArtifactLocation.URI
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(uri))); err != nil || filepath.IsAbs(uri) || strings.HasPrefix(uri, "..") {
+			t.Errorf("result at %s, not a file of the module (%v): %s", uri, err, res.Message.Text)
+		}
+		k := loc.String() + ": " + res.Message.Text
+		if seen[k] {
+			t.Errorf("result twice: %s", k)
+		}
+		seen[k] = true
+	}
+	// The same findings as the text output, whose related lines (a tab
+	// after the position) are not results.
+	var want []string
+	for _, l := range text {
+		if m := diagLine.FindStringIndex(l); m != nil && !strings.HasPrefix(l[m[1]:], "\t") {
+			pos, msg, _ := strings.Cut(l, ": ")
+			want = append(want, pos+": "+msg)
+		}
+	}
+	if len(seen) != len(want) || len(want) < len(wantExample) {
+		t.Errorf("%d SARIF results, %d text findings (want at least %d):\n%s", len(seen), len(want), len(wantExample), strings.Join(want, "\n"))
 	}
 }

@@ -11,6 +11,7 @@
 package driver
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -38,6 +39,10 @@ func Main() {
 		startingHeap()
 	}
 	analyzers := analyzer.New(config.Default())
+	// A bad flag value stops the command with one line that names the flag
+	// and the value (the flag's Set checks it), not the whole usage, which
+	// go vet would print once per package.
+	flag.Usage = quietUsage(flag.CommandLine, os.Args[1:])
 	switch sarif, err := wantsSARIF(os.Args[1:]); {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
@@ -46,6 +51,25 @@ func Main() {
 		os.Exit(runSARIF(os.Args[1:], analyzers, os.Stdout, os.Stderr))
 	}
 	multichecker.Main(analyzers...)
+}
+
+// quietUsage returns a usage function for fs that prints the flags only
+// when args ask for help (-h, -help); after a bad flag it prints nothing
+// beyond the flag package's one line.
+func quietUsage(fs *flag.FlagSet, args []string) func() {
+	return func() {
+		for _, a := range args {
+			if a == "--" || !strings.HasPrefix(a, "-") {
+				break
+			}
+			name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+			if name == "h" || name == "help" {
+				fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+				fs.PrintDefaults()
+				return
+			}
+		}
+	}
 }
 
 // initialHeap is the heap size at which a go vet unit first collects

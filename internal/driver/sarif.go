@@ -1,8 +1,10 @@
 package driver
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,12 +44,30 @@ func wantsSARIF(args []string) (bool, error) {
 func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
 	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = quietUsage(fs, args)
 	fs.String("format", "", "output format: sarif")
 	tests := fs.Bool("test", true, "analyze test files too")
 	for _, a := range analyzers {
 		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, f.Usage) })
 	}
+	// The other output flags, defined only to say that they do not go
+	// with SARIF (rather than "flag provided but not defined").
+	for _, name := range []string{"json", "fix", "diff"} {
+		fs.Bool(name, false, "not with -format sarif")
+	}
+	fs.Int("c", -1, "not with -format sarif")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var other string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "json", "fix", "diff", "c":
+			other = cmp.Or(other, f.Name)
+		}
+	})
+	if other != "" {
+		fmt.Fprintf(stderr, "leaseguard: -format sarif and -%s do not go together: SARIF is the whole output\n", other)
 		return 2
 	}
 	if fs.NArg() == 0 {
@@ -103,18 +123,20 @@ func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer
 			} else {
 				seen[k] = true
 			}
-			rel, err := filepath.Rel(root, posn.Filename)
-			if err != nil || strings.HasPrefix(rel, "..") {
-				rel = posn.Filename
-			}
-			region := sarif.NewRegion().WithStartLine(posn.Line).WithStartColumn(posn.Column).
-				WithEndLine(end.Line).WithEndColumn(end.Column)
-			run.CreateResultForRule(ruleOf(act, d)).
+			res := run.CreateResultForRule(ruleOf(act, d)).
 				WithLevel("error").
 				WithMessage(sarif.NewTextMessage(d.Message)).
-				AddLocation(sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
-					WithArtifactLocation(sarif.NewSimpleArtifactLocation(filepath.ToSlash(rel)).WithURIBaseID("%SRCROOT%")).
-					WithRegion(region)))
+				AddLocation(location(root, posn, end))
+			// Related information ("in this SQL") as related locations,
+			// numbered from 1 within the result.
+			for i, r := range d.Related {
+				rp := act.Package.Fset.Position(r.Pos)
+				re := rp
+				if r.End.IsValid() {
+					re = act.Package.Fset.Position(r.End)
+				}
+				res.AddRelatedLocation(location(root, rp, re).WithID(i + 1).WithMessage(sarif.NewTextMessage(r.Message)))
+			}
 		}
 	}
 	// Results in file order, whatever order the packages finished in.
@@ -132,6 +154,20 @@ func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer
 		return 1
 	}
 	return code
+}
+
+// location is a SARIF location for the range from posn to end, relative to
+// the module root when it lies inside it.
+func location(root string, posn, end token.Position) *sarif.Location {
+	rel, err := filepath.Rel(root, posn.Filename)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = posn.Filename
+	}
+	region := sarif.NewRegion().WithStartLine(posn.Line).WithStartColumn(posn.Column).
+		WithEndLine(end.Line).WithEndColumn(end.Column)
+	return sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
+		WithArtifactLocation(sarif.NewSimpleArtifactLocation(filepath.ToSlash(rel)).WithURIBaseID("%SRCROOT%")).
+		WithRegion(region))
 }
 
 // ruleOf is the rule a diagnostic belongs to: its category, which every

@@ -1,0 +1,143 @@
+package lease
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+var rules = map[string]bool{"imports": true, "clock": true, "fence": true}
+
+func TestParseAllowArgs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args  string
+		rules []string
+		want  string // in the problem; "" for none
+	}{
+		{" clock -- why", []string{"clock"}, ""},
+		{" clock,fence -- why", []string{"clock", "fence"}, ""},
+		{" clock, fence -- why", []string{"clock", "fence"}, ""},
+		{"\tclock ,\tfence , imports--why", []string{"clock", "fence", "imports"}, ""},
+		{" clock -- why -- and more", []string{"clock"}, ""},
+		{"", nil, "names no rule"},
+		{" -- why", nil, "names no rule"},
+		{" clock,", nil, `"clock,": a rule name is empty`},
+		{" ,clock -- why", nil, `",clock": a rule name is empty`},
+		{" clock fence -- why", nil, `"fence" before -- is not a rule`},
+		{" clocks -- why", nil, `unknown rule "clocks" (rules: clock, fence, imports)`},
+		{" clock", nil, "clock gives no reason"},
+		{" clock --", nil, "clock gives no reason"},
+		{" clock --   ", nil, "clock gives no reason"},
+		{" clock because", nil, "clock: want //leaseguard:allow RULE -- reason"},
+	} {
+		got, problem := parseAllowArgs(tc.args, rules)
+		if !slices.Equal(got, tc.rules) || !strings.Contains(problem, tc.want) || (tc.want == "") != (problem == "") {
+			t.Errorf("parseAllowArgs(%q) = %q, %q; want %q, a problem containing %q", tc.args, got, problem, tc.rules, tc.want)
+		}
+	}
+}
+
+func TestParseDirective(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, verb, problem string
+	}{
+		{"//leaseguard:lease", "lease", ""},
+		{"//leaseguard:lease \t", "lease", ""},
+		{"//leaseguard:allow clock -- x", "allow", ""},
+		{"//leaseguard:allow", "allow", ""},
+		{"// Package lease elects a writer.", "", ""},
+		{"//go:build linux", "", ""},
+		{"// leaseguard: lease packages carry the directive", "", ""},
+		{"// leaseguard: the tool", "", ""},
+		{"// leaseguardian:lease", "", ""},
+		{"//\t//leaseguard:lease", "", ""},
+		{"// leaseguard:lease", "lease", `malformed directive "// leaseguard:lease": write //leaseguard:lease`},
+		{"//leaseguard: lease", "lease", `malformed directive "//leaseguard: lease"`},
+		{"/*leaseguard:lease*/", "lease", `malformed directive "/*leaseguard:lease*/"`},
+		{"/* leaseguard : lease */", "lease", "malformed directive"},
+		{"//LEASEGUARD:LEASE", "lease", "malformed directive"},
+		{"// leaseguard:lease is the directive", "lease", "malformed directive"},
+		{"//leaseguard:lease // note", "lease", `takes nothing after it, found "// note"`},
+		{"//leaseguard:leas", "lease", `unknown directive "//leaseguard:leas"`},
+		{"//leaseguard:laese", "lease", "unknown directive"},
+		{"//leaseguard:Lease", "lease", "unknown directive"},
+		{"//leaseguard:alow x", "allow", `unknown directive "//leaseguard:alow"`},
+		{"//leaseguard:bogus", "", `unknown directive "//leaseguard:bogus"`},
+		{"// leaseguard:allow clock -- x", "allow", "write //leaseguard:allow RULE -- reason"},
+	} {
+		d := parseDirective(tc.text)
+		if d.verb != tc.verb || !strings.Contains(d.problem, tc.problem) || (tc.problem == "") != (d.problem == "") {
+			t.Errorf("parseDirective(%q) = %+v; want verb %q, a problem containing %q", tc.text, d, tc.verb, tc.problem)
+		}
+	}
+}
+
+func FuzzParseDirective(f *testing.F) {
+	for _, s := range []string{
+		"//leaseguard:lease", "// leaseguard:lease", "//leaseguard:leas", "//leaseguard: lease",
+		"/*leaseguard:lease*/", "//leaseguard:lease // note", "//leaseguard:allow clock, fence -- why",
+		"// leaseguard: lease packages", "//leaseguard:", "/* leaseguard\t:\tallow */", "//leaseguard:\xff\xfe",
+		"// leaseguard:lease " + strings.Repeat("é", 40),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		d := parseDirective(text)
+		if d.verb != "" && d.verb != "lease" && d.verb != "allow" {
+			t.Fatalf("verb %q", d.verb)
+		}
+		oneLine(t, d.problem)
+		rest, canonical := strings.CutPrefix(text, directivePrefix)
+		if canonical && d.problem == "" && d.verb == "" {
+			t.Fatalf("%q starts with %s and is neither a directive nor a near miss", text, directivePrefix)
+		}
+		exact := canonical && strings.TrimRightFunc(rest, unicode.IsSpace) == "lease"
+		if got := d.verb == "lease" && d.problem == ""; got != exact {
+			t.Fatalf("%q: the lease directive = %v, want %v", text, got, exact)
+		}
+		if d.verb == "allow" && d.problem == "" && !strings.HasPrefix(text, directivePrefix+"allow") {
+			t.Fatalf("%q: an allow directive without its prefix", text)
+		}
+	})
+}
+
+func FuzzParseAllowArgs(f *testing.F) {
+	for _, s := range []string{
+		" clock -- why", " clock, fence -- why", "clock,,fence -- x", " clock fence -- x", " clocks -- x",
+		"", "--", " clock", " clock because", " , -- ", " imports,clock,fence--r", "\u00a0clock\u2003--\u2003r",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		got, problem := parseAllowArgs(args, rules)
+		if (got == nil) == (problem == "") {
+			t.Fatalf("%q: rules %q and problem %q: want exactly one", args, got, problem)
+		}
+		oneLine(t, problem)
+		if problem != "" {
+			return
+		}
+		for _, r := range got {
+			if !rules[r] {
+				t.Fatalf("%q: unknown rule %q accepted", args, r)
+			}
+		}
+		// The rules written again, in the canonical form, read the same.
+		again, p := parseAllowArgs(" "+strings.Join(got, ", ")+" -- reason", rules)
+		if p != "" || !slices.Equal(again, got) {
+			t.Fatalf("%q: rules %q read again as %q, %q", args, got, again, p)
+		}
+	})
+}
+
+// oneLine fails unless msg is valid UTF-8 on one line.
+func oneLine(t *testing.T, msg string) {
+	t.Helper()
+	if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\n\r") {
+		t.Fatalf("message %q is not one line of text", msg)
+	}
+}
