@@ -20,6 +20,8 @@
 #               the imports and clock rules, with a fresh golangci-lint cache
 #   golangci-lg the same golangci-lint binary (built with the leaseguard
 #               plugin) running leaseguard alone, with a fresh cache
+# LEASEGUARD_BENCH_CONTENDERS picks some of them (default: all), e.g.
+# "noop leaseguard" for the paired ratio against the floor alone.
 # Every go vet run defeats the vet result cache with a salted copy of its
 # tool (../shared/tools/vet-once.sh's method, inlined: every vet action,
 # dependencies' facts-only ones included, reruns; every compile action
@@ -35,7 +37,10 @@ mkdir -p "$out/bin"
 
 # 1. The tools.
 (cd "$root" && go build -o "$out/bin/leaseguard" ./cmd/leaseguard && go build -o "$out/bin/noopvet" ./bench/noopvet)
-gcl=$("$root/scripts/golangci.sh")
+contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone golangci golangci-lg}
+case " $contenders " in
+*" golangci"*) gcl=$("$root/scripts/golangci.sh") ;;
+esac
 
 # 2. The corpus, as a main module of its own, its dependencies downloaded
 #    and compiled (so that every measured run hits the compile cache; the
@@ -131,7 +136,6 @@ run() {
 }
 
 : >"$out/runs.tsv"
-contenders="noop leaseguard lg-gogc100 vet standalone golangci golangci-lg"
 round=1
 while [ "$round" -le "$pairs" ]; do
 	# Rotate the order, so that no contender always runs after the same one.
