@@ -18,6 +18,9 @@ type fence struct {
 	loc  int                         // rewritten offset to report at
 	end  int                         // rewritten offset where a locking clause goes, or -1: not mechanical
 	p    *pgsql.Parsed               // the text it is in
+	// first reports whether its statement may be the first of its
+	// transaction, which decides whether now() is safe in it.
+	first bool
 }
 
 // missing names the tests that f lacks, or "".
@@ -58,6 +61,7 @@ func (f *fence) score() int {
 type gate struct {
 	n      *names
 	p      *pgsql.Parsed
+	first  bool // the statement may be the first of its transaction
 	ctes   map[string]*pg_query.SelectStmt
 	fences []*fence
 	ends   map[*pg_query.SelectStmt]int // where a locking clause can be added (see lockEnds)
@@ -137,7 +141,7 @@ func (g *gate) fromWhere(from []*pg_query.Node, where *pg_query.Node, owner *pg_
 		if sqltext.IsPlaceholder(rv.Relname) && !g.n.leases[rv.Relname] {
 			t.maybe = true
 		}
-		f := &fence{table: rv.Relname, tests: *t, loc: int(rv.Location), end: -1, p: g.p}
+		f := &fence{table: rv.Relname, tests: *t, loc: int(rv.Location), end: -1, p: g.p, first: g.first}
 		if owner != nil {
 			f.lock = lockOn(owner, rv)
 			if e, ok := g.ends[owner]; ok {

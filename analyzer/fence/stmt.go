@@ -60,7 +60,6 @@ type write struct {
 	target    *pg_query.RangeVar
 	best      *fence // the fence that gates it, or nil
 	setsEpoch bool   // it writes the epoch column: it carries the fencing token
-	first     bool   // its statement may be the first of its transaction
 	p         *pgsql.Parsed
 }
 
@@ -89,7 +88,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 	st := &statement{}
 	all := allCTEs(raw)
 	ends := p.LockEnds(raw)
-	newGate := func() *gate { return &gate{n: n, p: p, ctes: all, ends: ends} }
+	newGate := func() *gate { return &gate{n: n, p: p, first: first, ctes: all, ends: ends} }
 	if sel := raw.Stmt.GetSelectStmt(); sel != nil {
 		g := newGate()
 		g.sel(sel)
@@ -102,7 +101,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 		switch {
 		case x.GetInsertStmt() != nil:
 			s := x.GetInsertStmt()
-			n.addWrite(p, st, "INSERT into", s.Relation, first, insertSetsEpoch(s, n.epoch), newGate(), func(g *gate) {
+			n.addWrite(p, st, "INSERT into", s.Relation, insertSetsEpoch(s, n.epoch), newGate(), func(g *gate) {
 				if sel := s.SelectStmt.GetSelectStmt(); sel != nil {
 					g.sel(sel)
 				}
@@ -112,7 +111,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 			}
 		case x.GetUpdateStmt() != nil:
 			s := x.GetUpdateStmt()
-			n.addWrite(p, st, "UPDATE of", s.Relation, first, setsColumn(s.TargetList, n.epoch), newGate(), func(g *gate) {
+			n.addWrite(p, st, "UPDATE of", s.Relation, setsColumn(s.TargetList, n.epoch), newGate(), func(g *gate) {
 				g.fromWhere(s.FromClause, s.WhereClause, nil)
 			})
 			if n.isLease(s.Relation) {
@@ -120,7 +119,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 			}
 		case x.GetDeleteStmt() != nil:
 			s := x.GetDeleteStmt()
-			n.addWrite(p, st, "DELETE from", s.Relation, first, false, newGate(), func(g *gate) {
+			n.addWrite(p, st, "DELETE from", s.Relation, false, newGate(), func(g *gate) {
 				g.fromWhere(s.UsingClause, s.WhereClause, nil)
 			})
 			n.checkLeaseDelete(p, st, "DELETE from", s.Relation)
@@ -134,7 +133,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 					n.checkLeaseDelete(p, st, "MERGE … DELETE from", s.Relation)
 				}
 			}
-			n.addWrite(p, st, "MERGE into", s.Relation, first, sets, newGate(), func(g *gate) {
+			n.addWrite(p, st, "MERGE into", s.Relation, sets, newGate(), func(g *gate) {
 				g.fromWhere([]*pg_query.Node{s.SourceRelation}, s.JoinCondition, nil)
 				for _, w := range s.MergeWhenClauses {
 					g.fromWhere(nil, w.GetMergeWhenClause().GetCondition(), nil)
@@ -156,12 +155,12 @@ func (n *names) isLease(rv *pg_query.RangeVar) bool {
 
 // addWrite records a write to target, not a lease table, with the fence
 // that gates adds to g.
-func (n *names) addWrite(p *pgsql.Parsed, st *statement, verb string, target *pg_query.RangeVar, first, setsEpoch bool, g *gate, gates func(*gate)) {
+func (n *names) addWrite(p *pgsql.Parsed, st *statement, verb string, target *pg_query.RangeVar, setsEpoch bool, g *gate, gates func(*gate)) {
 	if target == nil || n.isLease(target) {
 		return
 	}
 	gates(g)
-	st.writes = append(st.writes, &write{verb: verb, target: target, best: g.best(), setsEpoch: setsEpoch, first: first, p: p})
+	st.writes = append(st.writes, &write{verb: verb, target: target, best: g.best(), setsEpoch: setsEpoch, p: p})
 }
 
 // guards reports whether writes to rv need a fence: the table is named by
@@ -171,10 +170,11 @@ func (n *names) guards(rv *pg_query.RangeVar) bool {
 }
 
 // checkWrite checks a write to a guarded table: it carries a complete
-// fence under a row lock.
+// fence under a row lock. A fence taken earlier in the transaction is in
+// another text: its problems are reported at the write, without a place in
+// the write's SQL.
 func (n *names) checkWrite(w *write) []problem {
-	p := w.p
-	at := p.Orig(int(w.target.Location))
+	at := w.p.Orig(int(w.target.Location))
 	best := w.best
 	if best == nil {
 		return []problem{{off: at,
@@ -183,20 +183,30 @@ func (n *names) checkWrite(w *write) []problem {
 	if best.maybe {
 		return nil // a part built in at run time may be what is missing
 	}
+	off := func(loc int) int {
+		if best.p != w.p {
+			return -1
+		}
+		return best.p.Orig(loc)
+	}
 	var out []problem
 	if missing := best.missing(n); missing != "" {
-		out = append(out, problem{off: best.p.Orig(best.loc),
+		out = append(out, problem{off: off(best.loc),
 			msg: fmt.Sprintf("fence does not test %s: a stale write passes it", missing)})
 	}
 	switch {
 	case best.clock == paramClock:
-		out = append(out, problem{off: best.p.Orig(best.clockLoc),
+		out = append(out, problem{off: off(best.clockLoc),
 			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.expiry, best.p.Spell(best.clockLoc, best.clockText))})
-	case best.clock == txClock && !w.first:
-		out = append(out, problem{off: best.p.Orig(best.clockLoc),
+	case best.clock == txClock && !best.first:
+		out = append(out, problem{off: off(best.clockLoc),
 			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", n.expiry, best.clockText)})
 	}
 	if pr, ok := n.checkLock(best); ok {
+		pr.off = off(best.loc)
+		if best.p != w.p {
+			pr.fix = nil
+		}
 		out = append(out, pr)
 	}
 	return out

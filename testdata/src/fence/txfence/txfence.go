@@ -81,3 +81,45 @@ func writeWeak(ctx context.Context) error {
 	}
 	return tx.Commit(ctx)
 }
+
+// ok: now() in a fence that is the transaction's first statement is the
+// time the fence runs.
+const nowFenceSQL = `SELECT 1 FROM worker_leases
+ WHERE name = $1 AND holder = $2 AND epoch = $3 AND expires_at > now()
+   FOR SHARE`
+
+func writeNowFirst(ctx context.Context) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	var one int
+	if err := tx.QueryRow(ctx, nowFenceSQL, "a", "h", 1).Scan(&one); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO orders (payload) VALUES ($1)`, "x"); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// After an earlier statement, now() is the transaction's start.
+func writeNowLater(ctx context.Context) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
+		return err
+	}
+	var one int
+	if err := tx.QueryRow(ctx, nowFenceSQL, "a", "h", 1).Scan(&one); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO orders (payload) VALUES ($1)`, "x"); err != nil { // want `fence tests expires_at against now\(\), the transaction's start time, after earlier statements`
+		return err
+	}
+	return tx.Commit(ctx)
+}
