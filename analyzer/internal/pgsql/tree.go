@@ -112,8 +112,8 @@ func IsSetOp(sel *pg_query.SelectStmt) bool {
 	return sel.Op != pg_query.SetOperation_SETOP_NONE && sel.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED
 }
 
-// Ident returns a column reference's or string node's name parts, or nil
-// when e is not a plain name (a * or an expression).
+// Ident returns the name parts of a column reference (l.holder), or nil
+// when e is none or not a plain name (a * or an expression).
 func Ident(e *pg_query.Node) []string {
 	cr := e.GetColumnRef()
 	if cr == nil {
