@@ -417,6 +417,7 @@ func (c *checker) learn(sites []*site) *names {
 		guarded:      make(map[string]bool),
 		epochKey:     make(map[string]bool),
 		epochCounted: make(map[string]bool),
+		keyed:        make(map[string]bool),
 		display:      c.display,
 	}
 	for _, t := range c.cfg.Tables {
@@ -467,8 +468,11 @@ func (c *checker) learn(sites []*site) *names {
 			if u := x.GetUpdateStmt(); u != nil && n.isLease(u.Relation) && n.counts(u.TargetList) {
 				n.epochCounted[u.Relation.Relname] = true
 			}
-			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) && i.OnConflictClause != nil && n.counts(i.OnConflictClause.TargetList) {
-				n.epochCounted[i.Relation.Relname] = true
+			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) && i.OnConflictClause != nil {
+				if n.counts(i.OnConflictClause.TargetList) {
+					n.epochCounted[i.Relation.Relname] = true
+				}
+				n.keyed[i.Relation.Relname] = true
 			}
 			return true
 		})

@@ -34,6 +34,7 @@ func TestFence(t *testing.T) {
 		{"the fences that leasepkg runs on PostgreSQL", nil, []string{"fence/proof"}},
 		{"lease tables named at run time, found by shape", nil, []string{"fence/runtime"}},
 		{"guarded tables from evidence", nil, []string{"fence/evidence"}},
+		{"a job queue's rows as leases", nil, []string{"fence/jobs"}},
 		{"a fence taken once for the transaction", nil, []string{"fence/txfence"}},
 		{"sqlc-generated files", nil, []string{"fence/sqlc"}},
 		{"another database's SQL", nil, []string{"fence/dialect"}},

@@ -23,6 +23,7 @@ type names struct {
 
 	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
 	epochCounted map[string]bool // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)
+	keyed        map[string]bool // lease tables whose rows an INSERT … ON CONFLICT takes by key: a deleted row comes back
 
 	// display names a relation in a message: its name, or the Go
 	// expression that chose it at run time.
@@ -253,12 +254,14 @@ func (n *names) leaseList() string {
 }
 
 // checkLeaseDelete reports a DELETE or TRUNCATE of a lease table whose
-// epoch the package counts up: the next acquisition starts the count
-// again, and a stale holder's token becomes valid again. Without such a
-// counter (no epoch, or one from the clock or a sequence), deleting a
-// lease row is how some packages release, and is not reported.
+// epoch the package counts up and whose rows it takes by key (INSERT … ON
+// CONFLICT): the next acquisition of the same name starts the count again,
+// and a stale holder's token becomes valid again. Without such a counter
+// (no epoch, or one from the clock or a sequence), or where a row never
+// comes back (a job queue's rows, keyed by a serial id), deleting a lease
+// row is how some packages release, and is not reported.
 func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv *pg_query.RangeVar) {
-	if !n.isLease(rv) || !n.epochCounted[rv.Relname] {
+	if !n.isLease(rv) || !n.epochCounted[rv.Relname] || !n.keyed[rv.Relname] {
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.Orig(int(rv.Location)),
