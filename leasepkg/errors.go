@@ -29,6 +29,11 @@ var (
 	// ErrDuplicateOrder means an order with the same key was already written.
 	ErrDuplicateOrder = errors.New("duplicate order key")
 
+	// ErrSchema means the lease or order table differs from what the fence
+	// needs (a column's type, a unique index), so that fenced writes could
+	// land under a stale epoch. The error that wraps it says what differs.
+	ErrSchema = errors.New("lease schema cannot hold the fence")
+
 	// ErrClosed means the Manager was closed.
 	ErrClosed = errors.New("lease manager closed")
 )

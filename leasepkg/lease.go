@@ -41,7 +41,10 @@ type Manager struct {
 }
 
 // Open connects to cfg.DSN and returns a Manager that owns the connection
-// pool. The context governs connecting only.
+// pool. If the lease table exists, Open checks the schema as
+// [Manager.CheckSchema] does and fails with an error wrapping ErrSchema if
+// it cannot hold the fence; if it does not exist yet, [Manager.Migrate]
+// creates and checks it. The context governs connecting and the check.
 func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.DSN == "" {
 		return nil, errors.New("lease config: dsn must not be empty")
@@ -63,6 +66,14 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m.owned = true
+	exists, err := leaseTableExists(ctx, pool)
+	if err == nil && exists {
+		err = checkSchema(ctx, pool)
+	}
+	if err != nil {
+		m.Close()
+		return nil, fmt.Errorf("open lease database: %w", err)
+	}
 	return m, nil
 }
 
@@ -121,9 +132,11 @@ func (m *Manager) observe(kind EventKind, l Lease, err error) {
 // ttlMillis is the TTL as the SQL takes it; Validate made it whole milliseconds.
 func (m *Manager) ttlMillis() int64 { return m.cfg.TTL.Milliseconds() }
 
-// Migrate creates the lease and order tables if they do not exist. It is
-// idempotent and safe to run from several processes at once. The context
-// governs the whole migration.
+// Migrate creates the lease and order tables if they do not exist, then
+// checks them as [Manager.CheckSchema] does: tables made earlier, or changed
+// since, fail with an error wrapping ErrSchema rather than leave a fence that
+// does not hold. It is idempotent and safe to run from several processes at
+// once. The context governs the whole migration.
 func (m *Manager) Migrate(ctx context.Context) error {
 	if err := m.check(); err != nil {
 		return err
@@ -132,8 +145,10 @@ func (m *Manager) Migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrateLock); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, schemaSQL)
-		return err
+		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+			return err
+		}
+		return checkSchema(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("migrate lease schema: %w", err)

@@ -178,7 +178,7 @@ func TestFenceRowLockClosesRace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := raceTakeover(t, tc.weaken, tc.weaken == nil); got != tc.wantStale {
+			if got := raceTakeover(t, nil, tc.weaken, tc.weaken == nil); got != tc.wantStale {
 				t.Fatalf("%d orders committed after the takeover of their epoch, want %d", got, tc.wantStale)
 			}
 		})
@@ -302,14 +302,18 @@ func TestEpochPolicy(t *testing.T) {
 // raceTakeover forces the READ COMMITTED interleaving that a fence's row
 // lock exists to close: the holder's fenced write passes its fence and stays
 // open while the lease expires (with time, by the database's clock) and
-// another holder takes over; then the write commits. edit, if not nil, changes the holder's Manager first (to
-// weaken its fence). locked says whether the fence is expected to make the
-// takeover wait for the write. It returns how many orders committed after
-// the takeover of their epoch.
-func raceTakeover(t *testing.T, edit func(*leasepkg.Manager), locked bool) int {
+// another holder takes over; then the write commits. prep, if not nil,
+// changes the migrated database first (to drift its schema); edit, if not
+// nil, changes the holder's Manager (to weaken its fence). locked says
+// whether the takeover is expected to wait for the write. It returns how
+// many orders committed after the takeover of their epoch.
+func raceTakeover(t *testing.T, prep func(*db), edit func(*leasepkg.Manager), locked bool) int {
 	t.Helper()
 	ctx := context.Background()
 	d := newDB(t)
+	if prep != nil {
+		prep(d)
+	}
 	// A short TTL, so that the lease can expire with time rather than by an
 	// update of its row, which a fence under FOR SHARE would make wait.
 	a := d.manager("a", func(c *leasepkg.Config) { c.TTL, c.RenewInterval = 2*time.Second, 500*time.Millisecond })

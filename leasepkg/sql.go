@@ -19,10 +19,14 @@ const migrateLock = 0x6c65617365 // "lease"
 // takeoverSQL takes over an expired lease and bumps the epoch. It is a plain
 // UPDATE on purpose: INSERT ... ON CONFLICT DO UPDATE would lock the row, and
 // so wait behind the holder's in-flight fenced writes, even when the lease is
-// valid and nothing is to be taken over. Changing the epoch (a key column)
-// takes a lock that conflicts with those writes' FOR KEY SHARE: the takeover
-// waits for them, bounded by lock_timeout, and a writer that queued behind
-// the takeover re-checks the new row and writes nothing.
+// valid and nothing is to be taken over. The EXISTS locks the row FOR UPDATE
+// once it is found expired, a lock that conflicts with every fenced write's
+// FOR KEY SHARE whatever the table's indexes are (the epoch update conflicts
+// with it as well, but only while a unique index makes the epoch a key
+// column): the takeover waits for in-flight writes, bounded by lock_timeout,
+// and a writer that queued behind the takeover re-checks the new row and
+// writes nothing. The lock is taken only on an expired row, so a takeover of
+// a valid lease returns at once.
 // $1 name, $2 holder, $3 ttl in milliseconds.
 const takeoverSQL = `UPDATE worker_leases
    SET holder = $2,
@@ -30,6 +34,10 @@ const takeoverSQL = `UPDATE worker_leases
        expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
  WHERE name = $1
    AND expires_at <= clock_timestamp()
+   AND EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $1 AND expires_at <= clock_timestamp()
+          FOR UPDATE)
 RETURNING epoch`
 
 // firstSQL inserts a lease row that has never existed, at epoch 1. DO NOTHING
@@ -52,14 +60,20 @@ const renewTermSQL = `UPDATE worker_leases
    AND expires_at > clock_timestamp()
 RETURNING epoch`
 
-// renewBumpSQL extends the lease and bumps the epoch (PerRenewal). Changing
-// the epoch waits for in-flight writes under the old one, and writes that
-// reach their fence afterwards are rejected.
+// renewBumpSQL extends the lease and bumps the epoch (PerRenewal). Like the
+// takeover, it locks the row FOR UPDATE first, so that it waits for the
+// in-flight writes under the old epoch whatever the indexes are, and writes
+// that reach their fence afterwards are rejected.
+// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
 const renewBumpSQL = `UPDATE worker_leases
    SET epoch = epoch + 1,
        expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
  WHERE name = $1 AND holder = $2 AND epoch = $3
    AND expires_at > clock_timestamp()
+   AND EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $1 AND holder = $2 AND epoch = $3
+          FOR UPDATE)
 RETURNING epoch`
 
 // releaseSQL gives the lease up by expiring the row, never by deleting it:
