@@ -20,6 +20,14 @@
 // network does: a paused, partitioned or slow holder's late writes are
 // rejected, not applied.
 //
+// Fenced statements must run under READ COMMITTED, PostgreSQL's default:
+// under REPEATABLE READ or SERIALIZABLE the fence would read the lease row as
+// of the transaction's snapshot. The package's own transactions ask for READ
+// COMMITTED; a fenced write in the caller's transaction checks the level in
+// the same round trip, [Manager.Migrate] and [Open] check the session's
+// default, and a serialization failure of a fenced statement is reported as
+// [ErrIsolation].
+//
 // The guarantee covers only writes made through the fence, to tables in the
 // same database as the lease row. A write to another store (a queue, an
 // object store, another database) cannot see the fence and is not protected

@@ -34,6 +34,15 @@ var (
 	// land under a stale epoch. The error that wraps it says what differs.
 	ErrSchema = errors.New("lease schema cannot hold the fence")
 
+	// ErrIsolation means a fenced statement ran in a transaction that is not
+	// READ COMMITTED. Under REPEATABLE READ or SERIALIZABLE the fence reads
+	// the lease row as of the transaction's snapshot: a valid holder's write
+	// is refused when a renewal committed after the snapshot, and a lock on a
+	// row changed since fails with a serialization error (SQLSTATE 40001),
+	// which this error wraps. Nothing the fence decided can be trusted: roll
+	// the transaction back and run it as READ COMMITTED.
+	ErrIsolation = errors.New("fenced statement needs a READ COMMITTED transaction")
+
 	// ErrClosed means the Manager was closed.
 	ErrClosed = errors.New("lease manager closed")
 )

@@ -141,7 +141,7 @@ func (m *Manager) Migrate(ctx context.Context) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, m.pool, readCommitted, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrateLock); err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
 
 	// 1. Begin, bound lock waits, and try the takeover, in one round trip.
 	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{})
+	b.BeginTx(readCommitted)
 	b.Queue("SELECT set_config('lock_timeout', $1, true)", strconv.FormatInt(m.cfg.LockTimeout.Milliseconds(), 10)+"ms")
 	b.Queue(takeoverSQL, name, holder, ttl)
 	br := m.pool.SendBatch(ctx, b)

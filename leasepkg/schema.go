@@ -55,13 +55,15 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// CheckSchema verifies that the lease and order tables are as the fence
-// needs them: the columns with their types and NOT NULL, a unique index on
+// CheckSchema verifies that the lease and order tables, and the session's
+// default isolation level, are as the fence needs them: the columns with their types and NOT NULL, a unique index on
 // the lease name alone, a unique index whose key columns include the epoch
 // (so that an epoch change conflicts with a fenced write's FOR KEY SHARE
 // whatever statement makes it), and a unique index on the order key alone.
 // A table that differs returns an error wrapping ErrSchema that says what
-// differs. [Open] and [Manager.Migrate] call it; the context governs the
+// differs; a default_transaction_isolation other than read committed (a lone
+// fenced statement is its own transaction at that level) one wrapping
+// ErrIsolation. [Open] and [Manager.Migrate] call it; the context governs the
 // catalog queries.
 func (m *Manager) CheckSchema(ctx context.Context) error {
 	if err := m.check(); err != nil {
@@ -88,7 +90,31 @@ func checkSchema(ctx context.Context, q querier) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrSchema, strings.Join(problems, "; "))
 	}
+	rows, err := q.Query(ctx, `SELECT current_setting('default_transaction_isolation')`)
+	if err != nil {
+		return fmt.Errorf("check lease schema: %w", err)
+	}
+	iso, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("check lease schema: %w", err)
+	}
+	if iso != readCommittedName {
+		return fmt.Errorf("%w: default_transaction_isolation is %s, so a lone fenced statement would read the lease row as of a snapshot", ErrIsolation, iso)
+	}
 	return nil
+}
+
+// readCommitted is the isolation of the package's own transactions, whatever
+// the session's default: a fence must read the lease row as it is now.
+var readCommitted = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+
+// readCommittedName is how current_setting spells READ COMMITTED.
+const readCommittedName = "read committed"
+
+// isolationError is the error for a fenced statement in a transaction at
+// isolation level iso.
+func isolationError(iso string) error {
+	return fmt.Errorf("%w: the transaction is %s", ErrIsolation, iso)
 }
 
 // checkTable returns what is wrong with table: missing or mistyped

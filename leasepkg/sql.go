@@ -16,6 +16,10 @@ var schemaSQL string
 // calls (CREATE TABLE IF NOT EXISTS races on the catalog otherwise).
 const migrateLock = 0x6c65617365 // "lease"
 
+// isolationSQL reads the current transaction's isolation level, which
+// fenced statements need to be read committed (readCommittedName).
+const isolationSQL = `SELECT current_setting('transaction_isolation')`
+
 // takeoverSQL takes over an expired lease and bumps the epoch. It is a plain
 // UPDATE on purpose: INSERT ... ON CONFLICT DO UPDATE would lock the row, and
 // so wait behind the holder's in-flight fenced writes, even when the lease is
