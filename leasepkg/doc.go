@@ -11,14 +11,19 @@
 //
 // # Guarantees
 //
-// No order lands under a stale epoch. An order with epoch N is committed
-// only while the lease row says epoch N, this holder, unexpired by
-// clock_timestamp(); the fence holds FOR KEY SHARE on the lease row until
-// the order's transaction ends, and a takeover, which changes the epoch,
-// must wait for that lock. So every order with epoch N commits before the
-// acquisition of epoch N+1 commits, whatever the holder's process, clock or
-// network does: a paused, partitioned or slow holder's late writes are
-// rejected, not applied.
+// No order lands under a stale epoch: every order with epoch N commits
+// before the acquisition of epoch N+1 commits, whatever the holder's
+// process, clock or network does. A fenced statement writes only if, when it
+// runs, the lease row says epoch N, this holder, unexpired by
+// clock_timestamp(); it then holds FOR KEY SHARE on the lease row until its
+// transaction ends, and every change of the epoch locks the row FOR UPDATE,
+// so it waits for that transaction. A paused, partitioned or slow holder's
+// late writes are rejected, not applied.
+//
+// Expiry is tested when the fenced statement runs, not when its transaction
+// commits: a transaction that stays open after its fence can commit after
+// expires_at has passed, though never after another holder's acquisition,
+// which waits for it (at most LockTimeout, after which the acquisition fails).
 //
 // Fenced statements must run under READ COMMITTED, PostgreSQL's default:
 // under REPEATABLE READ or SERIALIZABLE the fence would read the lease row as

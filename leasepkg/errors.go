@@ -21,8 +21,10 @@ var (
 	ErrLeaseHeld = errors.New("lease held by another holder")
 
 	// ErrOutcomeUnknown means the connection failed, or the context ended,
-	// after a write's commit was sent and before it was confirmed, so it may
-	// or may not have committed. It is not a rejection: look the write up by
+	// after a write's commit was sent and before it was confirmed, or the
+	// server answered the commit with an error that does not say it rolled
+	// back (SQLSTATE class 08, 57P0x, 40003), so it may or may not have
+	// committed. It is not a rejection: look the write up by
 	// its key before retrying it.
 	ErrOutcomeUnknown = errors.New("outcome unknown: the commit was not confirmed")
 

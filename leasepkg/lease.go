@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
@@ -279,14 +280,32 @@ func (m *Manager) Release(ctx context.Context, l Lease) error {
 }
 
 // outcomeError classifies the failure of a COMMIT, or of a statement that
-// is its own transaction. An error from the server, a commit that turned
-// into a rollback, or a failure before anything was sent means nothing
-// committed. Anything else (the connection failed, or the context ended,
-// after the statement was sent) leaves the outcome unknown.
+// is its own transaction. A commit that turned into a rollback, a failure
+// before anything was sent, or an error of the server about the statement
+// itself means nothing committed. Anything else leaves the outcome unknown:
+// the connection failed, or the context ended, after the statement was sent;
+// or the error says the connection or the server went away (class 08, which
+// a pooler can synthesize after it forwarded the commit; 57P0x, an
+// administrator's or the server's shutdown, which can end a commit that
+// already holds locally, as when a synchronous standby is awaited), or that
+// the statement's completion is unknown (40003).
 func outcomeError(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) || errors.Is(err, pgx.ErrTxCommitRollback) || pgconn.SafeToRetry(err) {
+	switch {
+	case errors.As(err, &pgErr):
+		if !outcomeUnknownCode(pgErr.Code) {
+			return err
+		}
+	case errors.Is(err, pgx.ErrTxCommitRollback), pgconn.SafeToRetry(err):
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+}
+
+// outcomeUnknownCode says whether a server error with SQLSTATE code leaves
+// a commit's outcome unknown.
+func outcomeUnknownCode(code string) bool {
+	return strings.HasPrefix(code, "08") || // connection_exception
+		strings.HasPrefix(code, "57P0") || // admin_shutdown, crash_shutdown, cannot_connect_now, database_dropped, idle_session_timeout
+		code == "40003" // statement_completion_unknown
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -361,4 +362,58 @@ func raceTakeover(t *testing.T, prep func(*db), edit func(*leasepkg.Manager), lo
 		t.Fatalf("lease epoch %d after takeover, want %d", got, la.Epoch+1)
 	}
 	return d.staleOrders()
+}
+
+// TestCommitError: an error that the server sends for a COMMIT does not
+// always mean that nothing committed. A backend terminated while it commits
+// (here by a deferred trigger, as an administrator or a shutdown would)
+// answers 57P01 and closes the connection, and a pooler can answer class 08
+// after forwarding the commit: the outcome is unknown.
+func TestCommitError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("a backend terminated in its commit", func(t *testing.T) {
+		t.Parallel()
+		d := newDB(t)
+		m := d.manager("a", nil)
+		l := d.acquire(m)
+		d.exec(`CREATE FUNCTION terminate_self() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_terminate_backend(pg_backend_pid());
+	PERFORM pg_sleep(10);
+	RETURN NULL;
+END $$`)
+		d.exec(`CREATE CONSTRAINT TRIGGER terminate_self AFTER INSERT ON orders
+DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION terminate_self()`)
+		for what, err := range map[string]error{
+			"AppendOrders": m.AppendOrders(ctx, l, []leasepkg.Order{order(1), order(2)}),
+			"AppendOrder":  m.AppendOrder(ctx, l, order(3)),
+		} {
+			var pgErr *pgconn.PgError
+			if !errors.Is(err, leasepkg.ErrOutcomeUnknown) || !errors.As(err, &pgErr) || pgErr.Code != "57P01" {
+				t.Errorf("%s terminated in its commit: %v, want ErrOutcomeUnknown from 57P01", what, err)
+			}
+		}
+	})
+
+	t.Run("which server errors leave the outcome unknown", func(t *testing.T) {
+		t.Parallel()
+		for code, unknown := range map[string]bool{
+			"08006": true,  // connection_failure
+			"08P01": true,  // protocol_violation
+			"57P01": true,  // admin_shutdown
+			"57P02": true,  // crash_shutdown
+			"40003": true,  // statement_completion_unknown
+			"40001": false, // serialization_failure: rolled back
+			"23505": false, // unique_violation: rolled back
+			"55P03": false, // lock_not_available: rolled back
+			"57014": false, // query_canceled: rolled back
+		} {
+			err := leasepkg.OutcomeError(&pgconn.PgError{Code: code})
+			if got := errors.Is(err, leasepkg.ErrOutcomeUnknown); got != unknown {
+				t.Errorf("commit failed with %s: outcome unknown %v, want %v", code, got, unknown)
+			}
+		}
+	})
 }
