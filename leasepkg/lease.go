@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -202,9 +203,8 @@ func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	var pgErr *pgconn.PgError
 	switch {
-	case errors.As(err, &pgErr) && pgErr.Code == "55P03": // lock_not_available
+	case isWaitTimeout(err):
 		return 0, fmt.Errorf("%w: takeover timed out behind in-flight writes", ErrLeaseHeld)
 	case errors.Is(err, pgx.ErrNoRows):
 		// 2. Nothing expired to take over: insert the first row, or find
@@ -232,21 +232,35 @@ func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
 }
 
 // Renew extends l by the TTL, from the database's clock, in one statement
-// on the renewal pool. It returns the lease as renewed: under PerRenewal, at
-// a new epoch. A lease that has expired or that another holder took returns
-// an error wrapping ErrLeaseLost. Any other error says nothing about the
-// lease: it may or may not have been renewed. The context governs the
-// statement; Hold gives it a deadline that ends before the lease could expire.
+// on the renewal pool. It returns the lease as renewed. Under PerRenewal it
+// also bumps the epoch, which must wait for the holder's own fenced writes
+// under the old epoch; it waits at most a quarter of the RenewInterval (or
+// LockTimeout if less), and when fenced writes keep the row locked longer
+// the renewal extends the lease without bumping, as PerTerm does, so that a
+// busy holder keeps its lease; a later renewal bumps.
+//
+// A lease that has expired or that another holder took returns an error
+// wrapping ErrLeaseLost. Any other error says nothing about the lease: it
+// may or may not have been renewed. The context governs the statements;
+// Hold gives them a deadline that ends before the lease could expire.
 func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 	if err := m.check(); err != nil {
 		return Lease{}, err
 	}
-	sql := renewTermSQL
-	if m.cfg.Policy == PerRenewal {
-		sql = renewBumpSQL
-	}
 	var epoch int64
-	err := m.renew.QueryRow(ctx, sql, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+	var err error
+	if m.cfg.Policy == PerRenewal {
+		err = inTx(ctx, m.renew, m.bumpWait(), func(b *pgx.Batch) {
+			b.Queue(renewBumpSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis())
+		}, func(br pgx.BatchResults) error {
+			return br.QueryRow().Scan(&epoch)
+		})
+	}
+	if m.cfg.Policy == PerTerm || isWaitTimeout(err) {
+		// Under PerRenewal, the holder's fenced writes kept the row locked
+		// past the bump's lock timeout: extend now, bump at a later renewal.
+		err = m.renew.QueryRow(ctx, renewTermSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		err = fmt.Errorf("renew lease %s: %w", l, ErrLeaseLost)
@@ -258,6 +272,14 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 	l.Epoch = epoch
 	m.observe(Renewed, l, nil)
 	return l, nil
+}
+
+// bumpWait bounds how long a PerRenewal bump waits for the holder's own
+// fenced writes: a quarter of the renewal interval, so that a renewal that
+// then extends without bumping still ends well inside its attempt, or
+// LockTimeout if that is less.
+func (m *Manager) bumpWait() time.Duration {
+	return max(min(m.cfg.LockTimeout, m.cfg.RenewInterval/4), time.Millisecond)
 }
 
 // Release gives the lease up by expiring its row (the row is never deleted,
