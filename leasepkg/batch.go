@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // inTx sends, in one round trip, BEGIN ISOLATION LEVEL READ COMMITTED, when
@@ -32,7 +31,7 @@ import (
 // statement_timeout bounds the statement. The server ends the statement
 // with 55P03 or 57014 (isWaitTimeout), a known outcome, before the
 // client's context would end it with an unknown one.
-func inTx(ctx context.Context, pool *pgxpool.Pool, wait time.Duration, queue func(*pgx.Batch), read func(pgx.BatchResults) error) (err error) {
+func inTx(ctx context.Context, pool batchSender, wait time.Duration, queue func(*pgx.Batch), read func(pgx.BatchResults) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(readCommitted)
 	if wait > 0 {
@@ -71,6 +70,11 @@ func inTx(ctx context.Context, pool *pgxpool.Pool, wait time.Duration, queue fun
 		return outcomeError(err)
 	}
 	return nil
+}
+
+// batchSender is a pool or a connection.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // isWaitTimeout says whether err is the server ending a statement that

@@ -16,9 +16,17 @@ var (
 	// not hold the lease, or the lease has expired by the database's clock.
 	ErrStaleFence = errors.New("stale fence; drop the write")
 
-	// ErrLeaseHeld means another holder holds an unexpired lease, or its
-	// in-flight fenced writes kept a takeover waiting past the lock timeout.
+	// ErrLeaseHeld means another holder holds an unexpired lease.
 	ErrLeaseHeld = errors.New("lease held by another holder")
+
+	// ErrTakeoverBlocked means the lease has expired by the database's
+	// clock, but transactions that hold its row lock (fenced transactions
+	// under the old epoch that have not ended, such as those of a holder
+	// partitioned from the database) kept the takeover waiting past
+	// LockTimeout. They end when they commit, roll back or reach the
+	// fencing sessions' idle timeout (Config.IdleInTxTimeout), and with
+	// Config.TerminateBlockers a takeover ends the idle ones itself.
+	ErrTakeoverBlocked = errors.New("takeover of an expired lease blocked by the old holder's open transactions")
 
 	// ErrOutcomeUnknown means the connection failed, or the context ended,
 	// after a write's commit was sent and before it was confirmed, or the

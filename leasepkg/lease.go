@@ -131,6 +131,11 @@ func (m *Manager) observe(kind EventKind, l Lease, err error) {
 	}
 }
 
+// idleInTxSetting is the fencing sessions' idle timeout as PostgreSQL reads it.
+func (m *Manager) idleInTxSetting() string {
+	return strconv.FormatInt(m.cfg.idleInTx().Milliseconds(), 10) + "ms"
+}
+
 // ttlMillis is the TTL as the SQL takes it; Validate made it whole milliseconds.
 func (m *Manager) ttlMillis() int64 { return m.cfg.TTL.Milliseconds() }
 
@@ -161,9 +166,11 @@ func (m *Manager) Migrate(ctx context.Context) error {
 // Acquire takes the lease: it inserts the lease row if there is none, or
 // takes over a lease that has expired by the database's clock. Every
 // acquisition bumps the epoch. A lease that another holder holds returns an
-// error wrapping ErrLeaseHeld; so does a takeover that waited longer than
-// LockTimeout for the old holder's in-flight writes. The context governs the
-// whole acquisition.
+// error wrapping ErrLeaseHeld. A takeover of an expired lease that waited
+// longer than LockTimeout for the old holder's open fenced transactions
+// returns one wrapping ErrTakeoverBlocked; with TerminateBlockers set, the
+// takeover first ends those of them that are idle in transaction. The
+// context governs the whole acquisition.
 func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
 	if err := m.check(); err != nil {
 		return Lease{}, err
@@ -178,57 +185,94 @@ func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
 	return l, nil
 }
 
-func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
+func (m *Manager) acquire(ctx context.Context) (int64, error) {
 	name, holder, ttl := m.cfg.Name, m.cfg.Holder, m.ttlMillis()
 
-	// 1. Begin, bound lock waits, and try the takeover, in one round trip.
-	b := &pgx.Batch{}
-	b.BeginTx(readCommitted)
-	b.Queue("SELECT set_config('lock_timeout', $1, true)", strconv.FormatInt(m.cfg.LockTimeout.Milliseconds(), 10)+"ms")
-	b.Queue(takeoverSQL, name, holder, ttl)
-	br := m.pool.SendBatch(ctx, b)
-	tx := br.Tx()
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	_, err = br.Exec() // begin
-	if err == nil {
-		_, err = br.Exec() // set_config
-	}
-	if err == nil {
-		err = br.QueryRow().Scan(&epoch)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	switch {
-	case isWaitTimeout(err):
-		return 0, fmt.Errorf("%w: takeover timed out behind in-flight writes", ErrLeaseHeld)
-	case errors.Is(err, pgx.ErrNoRows):
-		// 2. Nothing expired to take over: insert the first row, or find
-		// that someone holds it.
-		err = tx.QueryRow(ctx, firstSQL, name, holder, ttl).Scan(&epoch)
-		if errors.Is(err, pgx.ErrNoRows) {
-			var cur string
-			if err = tx.QueryRow(ctx, holderSQL, name).Scan(&cur); err != nil {
-				return 0, err
-			}
-			return 0, fmt.Errorf("%w %q", ErrLeaseHeld, cur)
-		}
-		if err != nil {
-			return 0, err
-		}
-	case err != nil:
+	// 1. On a connection of its own, so that its backend's pid is known
+	// to the blocker check of step 2.
+	conn, err := m.pool.Acquire(ctx)
+	if err != nil {
 		return 0, err
 	}
+	defer conn.Release()
+	if m.cfg.TerminateBlockers {
+		stop := m.terminateBlockers(ctx, conn.Conn().PgConn().PID())
+		defer stop()
+	}
 
-	// 3. Commit; until it is known to have committed, the lease is not ours.
-	if err = tx.Commit(ctx); err != nil {
-		return 0, outcomeError(err)
+	// 2. In one round trip with its BEGIN and COMMIT: take over an expired
+	// lease, else insert the first row (a no-op where a row exists), and
+	// read the row as this transaction left it. The takeover waits at most
+	// LockTimeout for fenced transactions under the old epoch.
+	var taken, first bool
+	var epoch int64
+	var cur string
+	err = inTx(ctx, conn, m.cfg.LockTimeout, func(b *pgx.Batch) {
+		b.Queue(takeoverSQL, name, holder, ttl)
+		b.Queue(firstSQL, name, holder, ttl)
+		b.Queue(holderSQL, name)
+	}, func(br pgx.BatchResults) error {
+		var err error
+		if taken, err = scanOptional(br.QueryRow(), &epoch); err != nil {
+			return err
+		}
+		if first, err = scanOptional(br.QueryRow(), &epoch); err != nil {
+			return err
+		}
+		return br.QueryRow().Scan(&cur)
+	})
+	switch {
+	case isWaitTimeout(err):
+		return 0, fmt.Errorf("%w: %w", ErrTakeoverBlocked, err)
+	case err != nil:
+		return 0, err
+	case !taken && !first:
+		return 0, fmt.Errorf("%w %q", ErrLeaseHeld, cur)
 	}
 	return epoch, nil
+}
+
+// scanOptional scans the row that a statement returned into dest, or
+// reports that it returned none.
+func scanOptional(row pgx.Row, dest ...any) (bool, error) {
+	err := row.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// terminateBlockers ends, while the takeover on backend pid waits, the
+// backends that block it and are idle in transaction: open fenced
+// transactions of a holder whose lease has expired by the database's clock
+// (the takeover waits only on an expired row) and whose client sends
+// nothing, as when it is partitioned from the database. It polls from the
+// renewal pool every quarter of LockTimeout until the returned function is
+// called. pg_terminate_backend needs the blockers' role, membership in it,
+// or pg_signal_backend (superusers' backends only a superuser); without it
+// nothing is ended and the takeover fails with ErrTakeoverBlocked.
+func (m *Manager) terminateBlockers(ctx context.Context, pid uint32) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(max(m.cfg.LockTimeout/4, time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			var ended int64
+			err := m.renew.QueryRow(ctx, terminateBlockersSQL, int64(pid), m.cfg.Name).Scan(&ended)
+			if err != nil && ctx.Err() == nil {
+				m.observe(TerminateFailed, Lease{Name: m.cfg.Name, Holder: m.cfg.Holder}, err)
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // Renew extends l by the TTL, from the database's clock, in one statement
@@ -237,7 +281,9 @@ func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
 // under the old epoch; it waits at most a quarter of the RenewInterval (or
 // LockTimeout if less), and when fenced writes keep the row locked longer
 // the renewal extends the lease without bumping, as PerTerm does, so that a
-// busy holder keeps its lease; a later renewal bumps.
+// busy holder keeps its lease; a later renewal bumps. A PerRenewal renewal
+// also accepts a later epoch of this holder's, which an earlier bump whose
+// outcome was unknown may have set.
 //
 // A lease that has expired or that another holder took returns an error
 // wrapping ErrLeaseLost. Any other error says nothing about the lease: it
@@ -256,10 +302,13 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 			return br.QueryRow().Scan(&epoch)
 		})
 	}
-	if m.cfg.Policy == PerTerm || isWaitTimeout(err) {
-		// Under PerRenewal, the holder's fenced writes kept the row locked
-		// past the bump's lock timeout: extend now, bump at a later renewal.
+	switch {
+	case m.cfg.Policy == PerTerm:
 		err = m.renew.QueryRow(ctx, renewTermSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+	case isWaitTimeout(err):
+		// The holder's fenced writes kept the row locked past the bump's
+		// timeout: extend now, bump at a later renewal.
+		err = m.renew.QueryRow(ctx, renewLaterSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
 	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):

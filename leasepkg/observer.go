@@ -34,6 +34,10 @@ const (
 	Released
 	// WriteRejected means a fenced write was rejected; Err wraps ErrStaleFence.
 	WriteRejected
+	// TerminateFailed means a takeover could not end the idle transactions
+	// that blocked it (Config.TerminateBlockers), for want of privilege or
+	// otherwise; Err says why.
+	TerminateFailed
 )
 
 func (k EventKind) String() string {
@@ -50,6 +54,8 @@ func (k EventKind) String() string {
 		return "released"
 	case WriteRejected:
 		return "write-rejected"
+	case TerminateFailed:
+		return "terminate-failed"
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -316,13 +316,19 @@ func raceTakeover(t *testing.T, prep func(*db), edit func(*leasepkg.Manager), lo
 		prep(d)
 	}
 	// A short TTL, so that the lease can expire with time rather than by an
-	// update of its row, which a fence under FOR SHARE would make wait.
-	a := d.manager("a", func(c *leasepkg.Config) { c.TTL, c.RenewInterval = 2*time.Second, 500*time.Millisecond })
+	// update of its row, which a fence under FOR SHARE would make wait. The
+	// fenced transaction idles past the lease's expiry, so the session's
+	// idle timeout is as long as it may be, and the lease is made to expire
+	// soon before the fence.
+	a := d.manager("a", func(c *leasepkg.Config) {
+		c.TTL, c.RenewInterval, c.IdleInTxTimeout = 2*time.Second, 500*time.Millisecond, 1999*time.Millisecond
+	})
 	if edit != nil {
 		edit(a)
 	}
 	b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
 	la := d.acquire(a)
+	d.exec(`UPDATE worker_leases SET expires_at = clock_timestamp() + interval '600 milliseconds'`)
 
 	// 1. The old holder's write passes its fence and stays open.
 	tx, err := d.pool.Begin(ctx)

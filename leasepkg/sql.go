@@ -16,9 +16,16 @@ var schemaSQL string
 // calls (CREATE TABLE IF NOT EXISTS races on the catalog otherwise).
 const migrateLock = 0x6c65617365 // "lease"
 
-// isolationSQL reads the current transaction's isolation level, which
-// fenced statements need to be read committed (readCommittedName).
-const isolationSQL = `SELECT current_setting('transaction_isolation')`
+// fenceSessionSQL prepares the caller's transaction for a fence: it reads
+// the isolation level, which fenced statements need to be read committed
+// (readCommittedName), and bounds how long the transaction may idle (and,
+// on PostgreSQL 17 and later, last) from now on, so that a client that
+// stops talking cannot hold the lease row's lock against a takeover.
+// $1 the timeout, as PostgreSQL reads it ("500ms").
+const fenceSessionSQL = `SELECT current_setting('transaction_isolation'),
+       set_config('idle_in_transaction_session_timeout', $1, true),
+       CASE WHEN current_setting('server_version_num')::int >= 170000
+            THEN set_config('transaction_timeout', $1, true) END`
 
 // takeoverSQL takes over an expired lease and bumps the epoch. It is a plain
 // UPDATE on purpose: INSERT ... ON CONFLICT DO UPDATE would lock the row, and
@@ -53,7 +60,18 @@ ON CONFLICT (name) DO NOTHING
 RETURNING epoch`
 
 // holderSQL reads who holds the lease, for the message of ErrLeaseHeld only.
+// $1 name.
 const holderSQL = `SELECT holder FROM worker_leases WHERE name = $1`
+
+// terminateBlockersSQL ends the backends that block backend $1 and are idle
+// in transaction, while the lease $2 has expired by the database's clock,
+// and counts them. pg_blocking_pids is empty unless $1 waits for a lock.
+const terminateBlockersSQL = `SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid))
+  FROM pg_stat_activity a
+ WHERE a.pid = ANY (pg_blocking_pids($1::int))
+   AND a.state IN ('idle in transaction', 'idle in transaction (aborted)')
+   AND EXISTS (SELECT 1 FROM worker_leases
+                WHERE name = $2 AND expires_at <= clock_timestamp())`
 
 // renewTermSQL extends the lease without changing the epoch: a non-key
 // update, which does not conflict with the FOR KEY SHARE of in-flight writes.
@@ -67,17 +85,31 @@ RETURNING epoch`
 // renewBumpSQL extends the lease and bumps the epoch (PerRenewal). Like the
 // takeover, it locks the row FOR UPDATE first, so that it waits for the
 // in-flight writes under the old epoch whatever the indexes are, and writes
-// that reach their fence afterwards are rejected.
+// that reach their fence afterwards are rejected. It matches the holder's
+// epoch or a later one: a bump whose outcome the holder could not learn
+// (the connection failed after it was sent) may have committed, and only
+// this holder bumps its own epoch, since holder ids are unique and a
+// takeover by another holder changes the holder.
 // $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
 const renewBumpSQL = `UPDATE worker_leases
    SET epoch = epoch + 1,
        expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
- WHERE name = $1 AND holder = $2 AND epoch = $3
+ WHERE name = $1 AND holder = $2 AND epoch >= $3
    AND expires_at > clock_timestamp()
    AND EXISTS (
        SELECT 1 FROM worker_leases
-        WHERE name = $1 AND holder = $2 AND epoch = $3
+        WHERE name = $1 AND holder = $2 AND epoch >= $3
           FOR UPDATE)
+RETURNING epoch`
+
+// renewLaterSQL extends the lease without bumping under PerRenewal, when
+// the bump could not get the row lock in time; like renewBumpSQL it
+// matches the holder's epoch or a later one of its own.
+// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
+const renewLaterSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
+ WHERE name = $1 AND holder = $2 AND epoch >= $3
+   AND expires_at > clock_timestamp()
 RETURNING epoch`
 
 // releaseSQL gives the lease up by expiring the row, never by deleting it:
