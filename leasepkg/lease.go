@@ -211,6 +211,7 @@ func (m *Manager) acquire(ctx context.Context) (int64, error) {
 		b.Queue(takeoverSQL, name, holder, ttl)
 		b.Queue(firstSQL, name, holder, ttl)
 		b.Queue(holderSQL, name)
+		b.Queue(notifySQL, name) // delivered only if this commits
 	}, func(br pgx.BatchResults) error {
 		var err error
 		if taken, err = scanOptional(br.QueryRow(), &epoch); err != nil {
@@ -219,7 +220,11 @@ func (m *Manager) acquire(ctx context.Context) (int64, error) {
 		if first, err = scanOptional(br.QueryRow(), &epoch); err != nil {
 			return err
 		}
-		return br.QueryRow().Scan(&cur)
+		if err := br.QueryRow().Scan(&cur); err != nil {
+			return err
+		}
+		_, err = br.Exec() // notify
+		return err
 	})
 	switch {
 	case isWaitTimeout(err):
@@ -339,16 +344,32 @@ func (m *Manager) Release(ctx context.Context, l Lease) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	tag, err := m.renew.Exec(ctx, releaseSQL, l.Name, l.Holder, l.Epoch)
+	var released int64
+	err := inTx(ctx, m.renew, 0, func(b *pgx.Batch) {
+		b.Queue(releaseSQL, l.Name, l.Holder, l.Epoch)
+		b.Queue(notifySQL, l.Name)
+	}, func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		released = tag.RowsAffected()
+		if err == nil {
+			_, err = br.Exec() // notify
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("release lease %s: %w", l, err)
 	}
-	if tag.RowsAffected() != 1 {
+	if released != 1 {
 		return fmt.Errorf("release lease %s: %w", l, ErrLeaseLost)
 	}
 	m.observe(Released, l, nil)
 	return nil
 }
+
+// Resign gives the lease up at once, so that a contender can take it over
+// without waiting for it to expire; it is Release under the name etcd's
+// concurrency package gives it. The context governs the statement.
+func (m *Manager) Resign(ctx context.Context, l Lease) error { return m.Release(ctx, l) }
 
 // outcomeError classifies the failure of a COMMIT, or of a statement that
 // is its own transaction. A commit that turned into a rollback, a failure

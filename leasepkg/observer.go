@@ -38,6 +38,10 @@ const (
 	// that blocked it (Config.TerminateBlockers), for want of privilege or
 	// otherwise; Err says why.
 	TerminateFailed
+	// ObserveFailed means [Manager.Observe] lost its connection, or could
+	// not read the lease; it tries again after a RenewInterval. Err says
+	// why.
+	ObserveFailed
 )
 
 func (k EventKind) String() string {
@@ -56,6 +60,8 @@ func (k EventKind) String() string {
 		return "write-rejected"
 	case TerminateFailed:
 		return "terminate-failed"
+	case ObserveFailed:
+		return "observe-failed"
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }

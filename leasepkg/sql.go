@@ -27,6 +27,39 @@ const fenceSessionSQL = `SELECT current_setting('transaction_isolation'),
        CASE WHEN current_setting('server_version_num')::int >= 170000
             THEN set_config('transaction_timeout', $1, true) END`
 
+// fenceSQL is the fence for the caller's own writes, the first statement
+// of their transaction: fenceSessionSQL's settings and checks, and whether
+// the lease row names this holder at exactly this epoch, unexpired by the
+// database's clock, locked FOR KEY SHARE until the transaction ends, so that
+// every epoch change (the takeover locks the row FOR UPDATE) waits for it.
+// $1 the idle timeout ("500ms"), $2 name, $3 holder, $4 epoch.
+const fenceSQL = `SELECT current_setting('transaction_isolation'),
+       set_config('idle_in_transaction_session_timeout', $1, true),
+       CASE WHEN current_setting('server_version_num')::int >= 170000
+            THEN set_config('transaction_timeout', $1, true) END,
+       EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $2 AND holder = $3 AND epoch = $4
+          AND expires_at > clock_timestamp()
+          FOR KEY SHARE)`
+
+// leaderSQL reads a lease row and judges it by the database's clock: the
+// holder, the epoch, the expiry, whether it is unexpired, and the time left.
+// $1 name.
+const leaderSQL = `SELECT holder, epoch, expires_at,
+       expires_at > clock_timestamp(),
+       greatest(expires_at - clock_timestamp(), interval '0')
+  FROM worker_leases WHERE name = $1`
+
+// notifyChannel is the channel on which acquisitions and releases notify
+// observers, with the lease's name as the payload.
+const notifyChannel = "worker_leases"
+
+// notifySQL tells observers that lease $1 changed hands; sent in the
+// transaction that changed it, it is delivered when that commits, and only
+// if it does.
+const notifySQL = `SELECT pg_notify('` + notifyChannel + `', $1)`
+
 // takeoverSQL takes over an expired lease and bumps the epoch. It is a plain
 // UPDATE on purpose: INSERT ... ON CONFLICT DO UPDATE would lock the row, and
 // so wait behind the holder's in-flight fenced writes, even when the lease is
