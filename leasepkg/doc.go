@@ -4,10 +4,15 @@
 // by the database in the same transaction as the write they guard.
 //
 // One database holds the lease rows (worker_leases) and the rows they guard
-// (orders). A holder acquires a lease and gets an epoch, the fencing token;
-// every write it makes under the lease is one INSERT ... SELECT ... WHERE
-// EXISTS that lands only if the lease row still names this holder at exactly
-// that epoch and has not expired by the database's clock.
+// (orders, or the caller's own tables). A holder acquires a lease
+// ([Manager.Acquire], [Manager.Hold], or [Manager.Campaign], which waits)
+// and gets an epoch, the fencing token. A write under the lease is fenced:
+// [Manager.AppendOrder] is one INSERT ... SELECT ... WHERE EXISTS that lands
+// only if the lease row still names this holder at exactly that epoch and has
+// not expired by the database's clock; [Manager.Fence] makes the same test,
+// holding the row's lock, as the first statement of the caller's own
+// transaction, and [Manager.Tx] wraps a transaction in it.
+// [Manager.Leader] and [Manager.Observe] say who leads.
 //
 // # Guarantees
 //
@@ -39,6 +44,13 @@
 // by it.
 //
 // # Non-guarantees
+//
+// A fenced transaction whose client stops talking (a holder partitioned from
+// the database) holds the lease row's lock until the server ends its session
+// after Config.IdleInTxTimeout, which the fence sets; until then a takeover
+// fails with [ErrTakeoverBlocked]. Failover after such a partition takes at
+// most the TTL after the last renewal plus that timeout, a retry interval and
+// LockTimeout; Config.TerminateBlockers shortens it.
 //
 // Holding a lease does not mean that no one else acts as the holder: a
 // process can believe it holds a lease that the database has already given
