@@ -37,9 +37,10 @@ type Manager struct {
 
 	closed atomic.Bool
 
-	// The fenced statements. Tests replace them with weakened copies to show
-	// that the checks fail without the fence.
-	appendSQL, appendBatchSQL string
+	// The fenced statements, and the statement that prepares the caller's
+	// transaction for a fence. Tests replace them with weakened copies to
+	// show that the checks fail without the fence.
+	appendSQL, appendBatchSQL, sessionSQL string
 }
 
 // Open connects to cfg.DSN and returns a Manager that owns the connection
@@ -100,6 +101,7 @@ func New(pool *pgxpool.Pool, cfg Config) (*Manager, error) {
 		renew:          renew,
 		appendSQL:      appendOrderSQL,
 		appendBatchSQL: appendOrdersSQL,
+		sessionSQL:     fenceSessionSQL,
 	}, nil
 }
 
@@ -211,7 +213,7 @@ func (m *Manager) acquire(ctx context.Context) (int64, error) {
 		b.Queue(takeoverSQL, name, holder, ttl)
 		b.Queue(firstSQL, name, holder, ttl)
 		b.Queue(holderSQL, name)
-		b.Queue(notifySQL, name) // delivered only if this commits
+		b.Queue(notifyAcquiredSQL, name, holder) // delivered only if this commits
 	}, func(br pgx.BatchResults) error {
 		var err error
 		if taken, err = scanOptional(br.QueryRow(), &epoch); err != nil {

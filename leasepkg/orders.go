@@ -97,7 +97,7 @@ func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order
 		return errors.New("append order: key must not be empty")
 	}
 	b := &pgx.Batch{}
-	b.Queue(fenceSessionSQL, m.idleInTxSetting())
+	b.Queue(m.sessionSQL, m.idleInTxSetting())
 	b.Queue(m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
 	br := tx.SendBatch(ctx, b)
 	var iso string

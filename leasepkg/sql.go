@@ -60,6 +60,13 @@ const notifyChannel = "worker_leases"
 // if it does.
 const notifySQL = `SELECT pg_notify('` + notifyChannel + `', $1)`
 
+// notifyAcquiredSQL is notifySQL for an acquisition: it notifies only if the
+// transaction left lease $1 held by $2, so that a contender that found the
+// lease held wakes no observer.
+const notifyAcquiredSQL = `SELECT pg_notify('` + notifyChannel + `', name)
+  FROM worker_leases
+ WHERE name = $1 AND holder = $2 AND expires_at > clock_timestamp()`
+
 // takeoverSQL takes over an expired lease and bumps the epoch. It is a plain
 // UPDATE on purpose: INSERT ... ON CONFLICT DO UPDATE would lock the row, and
 // so wait behind the holder's in-flight fenced writes, even when the lease is
