@@ -10,19 +10,20 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// inTx sends, in one round trip, BEGIN ISOLATION LEVEL READ COMMITTED, when
-// wait is positive a lock_timeout and a statement_timeout of wait for the
-// transaction, the statements that queue adds, and COMMIT; read reads the results of
-// queue's statements in order. Nothing waits between statements for the
-// client, so the transaction is never idle in the server while it holds
-// row locks, and a partitioned client leaves nothing open behind it.
+// inTx sends, in one round trip, BEGIN ISOLATION LEVEL READ COMMITTED,
+// when wait is positive a lock_timeout and a statement_timeout of wait for
+// the transaction, the statements that queue adds, and COMMIT; read reads
+// the results of queue's statements in order. Nothing waits between
+// statements for the client, so the transaction is never idle in the
+// server while it holds row locks, and a partitioned client leaves nothing
+// open behind it.
 //
 // COMMIT is sent with the statements, so it runs unless a statement fails:
 // queue's statements must be ones whose effects may commit whatever read
 // makes of their results (a fenced write that writes all of its rows or
 // none); read's verdicts pgx.ErrNoRows and ErrStaleFence are returned as
-// they are. Other errors are classified by outcomeError: once the batch is sent,
-// only an error of the server that rolls the transaction back (or a
+// they are. Other errors are classified by outcomeError: once the batch is
+// sent, only an error of the server that rolls the transaction back (or a
 // failure before anything was sent) is a known outcome.
 //
 // Both timeouts are needed: lock_timeout bounds one wait for a lock, but a
@@ -31,7 +32,7 @@ import (
 // statement_timeout bounds the statement. The server ends the statement
 // with 55P03 or 57014 (isWaitTimeout), a known outcome, before the
 // client's context would end it with an unknown one.
-func inTx(ctx context.Context, pool batchSender, wait time.Duration, queue func(*pgx.Batch), read func(pgx.BatchResults) error) (err error) {
+func inTx(ctx context.Context, db batchSender, wait time.Duration, queue func(*pgx.Batch), read func(pgx.BatchResults) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(readCommitted)
 	if wait > 0 {
@@ -40,7 +41,7 @@ func inTx(ctx context.Context, pool batchSender, wait time.Duration, queue func(
 	}
 	queue(b)
 	b.Queue("COMMIT")
-	br := pool.SendBatch(ctx, b)
+	br := db.SendBatch(ctx, b)
 	// After a COMMIT in the batch the transaction is closed and Rollback
 	// only returns the connection to the pool; after a failed statement it
 	// ends the aborted transaction, which holds no locks, but only waits
