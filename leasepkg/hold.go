@@ -38,10 +38,11 @@ func (t *Term) AppendOrders(ctx context.Context, orders []Order) error {
 // confirmed for a TTL (so the lease could have expired), or when ctx is
 // done. fn must return soon after its context is done.
 //
-// Hold returns an error wrapping ErrLeaseHeld if it could not acquire, one
-// wrapping ErrLeaseLost if the lease was lost while fn ran, and otherwise
-// fn's error. When fn returns while the lease is held, Hold releases it, on
-// a context that outlives ctx's cancellation and is bounded by the TTL.
+// Hold returns an error wrapping ErrLeaseHeld (or ErrTakeoverBlocked) if it
+// could not acquire, one wrapping ErrLeaseLost if the lease was lost while
+// fn ran, and otherwise fn's error. When fn returns while the lease is
+// held, Hold releases it, on a context that outlives ctx's cancellation and
+// is bounded by the TTL.
 //
 // The cancelled context is a courtesy, not the guarantee: between the
 // database expiring a lease and the context's cancellation, fn can still
