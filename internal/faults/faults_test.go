@@ -207,18 +207,20 @@ type worker struct {
 }
 
 type run struct {
-	t      *testing.T
-	spec   runSpec
-	srv    *pgtest.Server
-	bin    string
-	dbURL  string
-	pool   *pgxpool.Pool
-	ttl    time.Duration
-	renew  time.Duration
-	hold   time.Duration
-	seq    int
-	active []*worker
-	gone   []*worker
+	t     *testing.T
+	spec  runSpec
+	srv   *pgtest.Server
+	bin   string
+	dbURL string
+	pool  *pgxpool.Pool
+	ttl   time.Duration
+	renew time.Duration
+	hold  time.Duration
+	seq   int
+	// acquisitions hears of acquisitions, when not nil (and not full).
+	acquisitions chan int64
+	active       []*worker
+	gone         []*worker
 }
 
 func runFaults(t *testing.T, srv *pgtest.Server, bins map[string]string, spec runSpec) *report {
@@ -347,6 +349,10 @@ func (r *run) start() {
 				w.mu.Lock()
 				w.acquired = append(w.acquired, epoch)
 				w.mu.Unlock()
+				select {
+				case r.acquisitions <- epoch:
+				default:
+				}
 			}
 			if strings.HasPrefix(line, "intx ") {
 				select {
@@ -560,11 +566,12 @@ type promotionReport struct {
 	afterPromotion int           // writes committed on the promoted standby
 	firstCommit    time.Duration // from the promotion to the first commit on it
 	twice          []int64       // epochs that two workers said they acquired
+	killedAt       int64         // the epoch acquired just before the primary stopped
 }
 
 func (r *promotionReport) String() string {
-	return fmt.Sprintf("%v\n   after the promotion: %d writes committed, the first %v after it; epochs acquired by two holders: %v",
-		r.report, r.afterPromotion, r.firstCommit.Round(time.Millisecond), r.twice)
+	return fmt.Sprintf("%v\n   primary stopped right after the acquisition of epoch %d; after the promotion: %d writes committed, the first %v after it; epochs acquired by two holders: %v",
+		r.report, r.killedAt, r.afterPromotion, r.firstCommit.Round(time.Millisecond), r.twice)
 }
 
 func runPromotion(t *testing.T, primary, standby *pgtest.Server, bins map[string]string, spec runSpec) *promotionReport {
@@ -585,8 +592,21 @@ func runPromotion(t *testing.T, primary, standby *pgtest.Server, bins map[string
 	rep := &promotionReport{report: &report{spec: spec, injected: map[string]int{"primary stopped, standby promoted": 1},
 		failovers: map[string][]time.Duration{}, ttl: r.ttl, renew: r.renew}}
 
-	// 1. Run on the primary, then stop it at once and promote the standby.
+	// 1. Run on the primary. Then kill the holder, and as soon as another
+	// worker says it acquired the lease, stop the primary at once (its
+	// last commits may not have reached the standby) and promote the
+	// standby.
 	time.Sleep(spec.duration / 2)
+	r.acquisitions = make(chan int64, 1)
+	if w, _, _ := r.holder(ctx); w != nil {
+		w.signal(syscall.SIGKILL)
+		select {
+		case e := <-r.acquisitions:
+			rep.killedAt = e
+		case <-time.After(5 * r.ttl):
+			t.Fatal("no acquisition after the holder was killed")
+		}
+	}
 	pool.Close()
 	if err := primary.Crash(); err != nil {
 		t.Fatal(err)
