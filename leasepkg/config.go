@@ -74,8 +74,30 @@ type Config struct {
 
 	// LockTimeout bounds how long a takeover waits for the row lock that the
 	// old holder's in-flight fenced writes hold; a takeover that times out
-	// reports the lease as held. Default 1s; must be less than the TTL.
+	// returns ErrTakeoverBlocked. Default 1s; must be less than the TTL.
 	LockTimeout time.Duration
+
+	// IdleInTxTimeout is the idle_in_transaction_session_timeout (and, on
+	// PostgreSQL 17 and later, the transaction_timeout) that a fence sets
+	// for the rest of the caller's transaction: the server ends the session
+	// of a fenced transaction whose client has sent nothing for that long
+	// (a holder partitioned from the database, a process paused), and so
+	// releases the lease row for a takeover. A fenced transaction that must
+	// idle longer between its statements is ended too. The package's own
+	// transactions never idle: each is sent with its COMMIT in one round
+	// trip. Zero means half the TTL; otherwise it must be less than the
+	// TTL, in whole milliseconds.
+	IdleInTxTimeout time.Duration
+
+	// TerminateBlockers lets a takeover of a lease that has expired by the
+	// database's clock end the sessions that block it while idle in
+	// transaction (pg_blocking_pids, pg_terminate_backend), rather than wait
+	// for IdleInTxTimeout. The role needs to be the blockers' role, a member
+	// of it, or a member of pg_signal_backend (a superuser's sessions only a
+	// superuser may end); without that nothing is ended, the observer is
+	// told (TerminateFailed), and the takeover fails with
+	// ErrTakeoverBlocked until the idle timeout ends them. Default false.
+	TerminateBlockers bool
 
 	// Policy says when the epoch changes. Default (the zero value) PerTerm.
 	Policy EpochPolicy
@@ -154,6 +176,14 @@ func (c Config) Validate() error {
 	case c.LockTimeout >= c.TTL:
 		bad("lock timeout %v must be less than the ttl %v", c.LockTimeout, c.TTL)
 	}
+	switch {
+	case c.IdleInTxTimeout < 0:
+		bad("idle-in-transaction timeout must not be negative, got %v", c.IdleInTxTimeout)
+	case c.IdleInTxTimeout%time.Millisecond != 0:
+		bad("idle-in-transaction timeout must be a whole number of milliseconds, got %v", c.IdleInTxTimeout)
+	case c.IdleInTxTimeout >= c.TTL && c.TTL > 0:
+		bad("idle-in-transaction timeout %v must be less than the ttl %v", c.IdleInTxTimeout, c.TTL)
+	}
 	if c.Policy != PerTerm && c.Policy != PerRenewal {
 		bad("unknown epoch policy %v", c.Policy)
 	}
@@ -167,4 +197,12 @@ func (c Config) Validate() error {
 		return nil
 	}
 	return fmt.Errorf("lease config: %w", errors.Join(errs...))
+}
+
+// idleInTx is IdleInTxTimeout with its default filled in.
+func (c Config) idleInTx() time.Duration {
+	if c.IdleInTxTimeout == 0 {
+		return max((c.TTL / 2).Truncate(time.Millisecond), time.Millisecond)
+	}
+	return c.IdleInTxTimeout
 }

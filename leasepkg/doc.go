@@ -4,21 +4,39 @@
 // by the database in the same transaction as the write they guard.
 //
 // One database holds the lease rows (worker_leases) and the rows they guard
-// (orders). A holder acquires a lease and gets an epoch, the fencing token;
-// every write it makes under the lease is one INSERT ... SELECT ... WHERE
-// EXISTS that lands only if the lease row still names this holder at exactly
-// that epoch and has not expired by the database's clock.
+// (orders, or the caller's own tables). A holder acquires a lease
+// ([Manager.Acquire], [Manager.Hold], or [Manager.Campaign], which waits)
+// and gets an epoch, the fencing token. A write under the lease is fenced:
+// [Manager.AppendOrder] is one INSERT ... SELECT ... WHERE EXISTS that lands
+// only if the lease row still names this holder at exactly that epoch and has
+// not expired by the database's clock; [Manager.Fence] makes the same test,
+// holding the row's lock, as the first statement of the caller's own
+// transaction, and [Manager.Tx] wraps a transaction in it.
+// [Manager.Leader] and [Manager.Observe] say who leads.
 //
 // # Guarantees
 //
-// No order lands under a stale epoch. An order with epoch N is committed
-// only while the lease row says epoch N, this holder, unexpired by
-// clock_timestamp(); the fence holds FOR KEY SHARE on the lease row until
-// the order's transaction ends, and a takeover, which changes the epoch,
-// must wait for that lock. So every order with epoch N commits before the
-// acquisition of epoch N+1 commits, whatever the holder's process, clock or
-// network does: a paused, partitioned or slow holder's late writes are
-// rejected, not applied.
+// No order lands under a stale epoch: every order with epoch N commits
+// before the acquisition of epoch N+1 commits, whatever the holder's
+// process, clock or network does. A fenced statement writes only if, when it
+// runs, the lease row says epoch N, this holder, unexpired by
+// clock_timestamp(); it then holds FOR KEY SHARE on the lease row until its
+// transaction ends, and every change of the epoch locks the row FOR UPDATE,
+// so it waits for that transaction. A paused, partitioned or slow holder's
+// late writes are rejected, not applied.
+//
+// Expiry is tested when the fenced statement runs, not when its transaction
+// commits: a transaction that stays open after its fence can commit after
+// expires_at has passed, though never after another holder's acquisition,
+// which waits for it (at most LockTimeout, after which the acquisition fails).
+//
+// Fenced statements must run under READ COMMITTED, PostgreSQL's default:
+// under REPEATABLE READ or SERIALIZABLE the fence would read the lease row as
+// of the transaction's snapshot. The package's own transactions ask for READ
+// COMMITTED; a fenced write in the caller's transaction checks the level in
+// the same round trip, [Manager.Migrate] and [Open] check the session's
+// default, and a serialization failure of a fenced statement is reported as
+// [ErrIsolation].
 //
 // The guarantee covers only writes made through the fence, to tables in the
 // same database as the lease row. A write to another store (a queue, an
@@ -26,6 +44,13 @@
 // by it.
 //
 // # Non-guarantees
+//
+// A fenced transaction whose client stops talking (a holder partitioned from
+// the database) holds the lease row's lock until the server ends its session
+// after Config.IdleInTxTimeout, which the fence sets; until then a takeover
+// fails with [ErrTakeoverBlocked]. Failover after such a partition takes at
+// most the TTL after the last renewal plus that timeout, a retry interval and
+// LockTimeout; Config.TerminateBlockers shortens it.
 //
 // Holding a lease does not mean that no one else acts as the holder: a
 // process can believe it holds a lease that the database has already given

@@ -16,18 +16,42 @@ var (
 	// not hold the lease, or the lease has expired by the database's clock.
 	ErrStaleFence = errors.New("stale fence; drop the write")
 
-	// ErrLeaseHeld means another holder holds an unexpired lease, or its
-	// in-flight fenced writes kept a takeover waiting past the lock timeout.
+	// ErrLeaseHeld means another holder holds an unexpired lease.
 	ErrLeaseHeld = errors.New("lease held by another holder")
 
+	// ErrTakeoverBlocked means the lease has expired by the database's
+	// clock, but transactions that hold its row lock (fenced transactions
+	// under the old epoch that have not ended, such as those of a holder
+	// partitioned from the database) kept the takeover waiting past
+	// LockTimeout. They end when they commit, roll back or reach the
+	// fencing sessions' idle timeout (Config.IdleInTxTimeout), and with
+	// Config.TerminateBlockers a takeover ends the idle ones itself.
+	ErrTakeoverBlocked = errors.New("takeover of an expired lease blocked by the old holder's open transactions")
+
 	// ErrOutcomeUnknown means the connection failed, or the context ended,
-	// after a write's commit was sent and before it was confirmed, so it may
-	// or may not have committed. It is not a rejection: look the write up by
+	// after a write's commit was sent and before it was confirmed, or the
+	// server answered the commit with an error that does not say it rolled
+	// back (SQLSTATE class 08, 57P0x, 40003), so it may or may not have
+	// committed. It is not a rejection: look the write up by
 	// its key before retrying it.
 	ErrOutcomeUnknown = errors.New("outcome unknown: the commit was not confirmed")
 
 	// ErrDuplicateOrder means an order with the same key was already written.
 	ErrDuplicateOrder = errors.New("duplicate order key")
+
+	// ErrSchema means the lease or order table differs from what the fence
+	// needs (a column's type, a unique index), so that fenced writes could
+	// land under a stale epoch. The error that wraps it says what differs.
+	ErrSchema = errors.New("lease schema cannot hold the fence")
+
+	// ErrIsolation means a fenced statement ran in a transaction that is not
+	// READ COMMITTED. Under REPEATABLE READ or SERIALIZABLE the fence reads
+	// the lease row as of the transaction's snapshot: a valid holder's write
+	// is refused when a renewal committed after the snapshot, and a lock on a
+	// row changed since fails with a serialization error (SQLSTATE 40001),
+	// which this error wraps. Nothing the fence decided can be trusted: roll
+	// the transaction back and run it as READ COMMITTED.
+	ErrIsolation = errors.New("fenced statement needs a READ COMMITTED transaction")
 
 	// ErrClosed means the Manager was closed.
 	ErrClosed = errors.New("lease manager closed")

@@ -47,13 +47,13 @@ func TestFenceRuleVerdicts(t *testing.T) {
 	})
 	t.Run("the accepted fence makes the takeover wait", func(t *testing.T) {
 		t.Parallel()
-		if got := raceTakeover(t, with(accepted), true); got != 0 {
+		if got := raceTakeover(t, nil, with(accepted), true); got != 0 {
 			t.Fatalf("%d orders committed after the takeover of their epoch, want 0", got)
 		}
 	})
 	t.Run("the fence reported for its missing lock lets a stale write land", func(t *testing.T) {
 		t.Parallel()
-		if got := raceTakeover(t, with(unlocked), false); got != 1 {
+		if got := raceTakeover(t, nil, with(unlocked), false); got != 1 {
 			t.Fatalf("%d orders committed after the takeover of their epoch, want 1", got)
 		}
 	})

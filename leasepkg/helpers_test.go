@@ -35,6 +35,12 @@ func newDB(t testing.TB) *db {
 // no lease expires on its own during a test.
 func (d *db) manager(holder string, edit func(*leasepkg.Config)) *leasepkg.Manager {
 	d.t.Helper()
+	return d.managerOn(d.pool, holder, edit)
+}
+
+// managerOn is manager on another pool to the test's database.
+func (d *db) managerOn(pool *pgxpool.Pool, holder string, edit func(*leasepkg.Config)) *leasepkg.Manager {
+	d.t.Helper()
 	cfg := leasepkg.DefaultConfig(leaseName)
 	cfg.Holder = holder
 	cfg.TTL = time.Minute
@@ -42,7 +48,7 @@ func (d *db) manager(holder string, edit func(*leasepkg.Config)) *leasepkg.Manag
 	if edit != nil {
 		edit(&cfg)
 	}
-	m, err := leasepkg.New(d.pool, cfg)
+	m, err := leasepkg.New(pool, cfg)
 	if err != nil {
 		d.t.Fatal(err)
 	}

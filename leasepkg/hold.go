@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Term is one tenure of a holder, handed to the function that [Manager.Hold]
@@ -35,10 +38,11 @@ func (t *Term) AppendOrders(ctx context.Context, orders []Order) error {
 // confirmed for a TTL (so the lease could have expired), or when ctx is
 // done. fn must return soon after its context is done.
 //
-// Hold returns an error wrapping ErrLeaseHeld if it could not acquire, one
-// wrapping ErrLeaseLost if the lease was lost while fn ran, and otherwise
-// fn's error. When fn returns while the lease is held, Hold releases it, on
-// a context that outlives ctx's cancellation and is bounded by the TTL.
+// Hold returns an error wrapping ErrLeaseHeld (or ErrTakeoverBlocked) if it
+// could not acquire, one wrapping ErrLeaseLost if the lease was lost while
+// fn ran, and otherwise fn's error. When fn returns while the lease is
+// held, Hold releases it, on a context that outlives ctx's cancellation and
+// is bounded by the TTL.
 //
 // The cancelled context is a courtesy, not the guarantee: between the
 // database expiring a lease and the context's cancellation, fn can still
@@ -47,6 +51,23 @@ func (t *Term) AppendOrders(ctx context.Context, orders []Order) error {
 // the lease could have expired, as measured by this process's monotonic
 // clock, which may run at a slightly different rate from the database's.
 func (m *Manager) Hold(ctx context.Context, fn func(ctx context.Context, t *Term) error) error {
+	return m.hold(ctx, false, fn)
+}
+
+// Campaign is Hold that waits to acquire: while another holder holds the
+// lease (ErrLeaseHeld), a takeover is blocked (ErrTakeoverBlocked), an
+// acquisition's outcome is unknown, or the database cannot be reached, it
+// tries again after a RenewInterval, jittered between half and one and a
+// half times that so that contenders spread out, and sooner if the lease
+// expires earlier by the database's clock. It returns ctx's error if ctx
+// ends first; other errors (a schema that cannot hold the fence, a closed
+// Manager) at once. Once acquired, it renews and runs fn as Hold does, and
+// returns as Hold does; to lead again after a loss, call it again.
+func (m *Manager) Campaign(ctx context.Context, fn func(ctx context.Context, t *Term) error) error {
+	return m.hold(ctx, true, fn)
+}
+
+func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.Context, t *Term) error) error {
 	if err := m.check(); err != nil {
 		return err
 	}
@@ -61,14 +82,24 @@ func (m *Manager) Hold(ctx context.Context, fn func(ctx context.Context, t *Term
 
 	// 1. Acquire. The lease lives at least a TTL from when the acquisition
 	// was sent, so the timer that ends the term starts before it is sent.
+	// A campaign tries again until it acquires.
 	t.lease.Store(&Lease{Name: m.cfg.Name, Holder: m.cfg.Holder})
-	deadline := time.AfterFunc(m.cfg.TTL, expire)
-	l, err := m.Acquire(ctx)
-	if err != nil {
+	var deadline *time.Timer
+	for {
+		deadline = time.AfterFunc(m.cfg.TTL, expire)
+		l, err := m.Acquire(ctx)
+		if err == nil {
+			t.lease.Store(&l)
+			break
+		}
 		deadline.Stop()
-		return err
+		if !campaign || !retryable(err) {
+			return err
+		}
+		if err := m.waitToRetry(ctx); err != nil {
+			return fmt.Errorf("campaign for lease %q: %w", m.cfg.Name, err)
+		}
 	}
-	t.lease.Store(&l)
 
 	// 2. Renew in the background until fn returns or the lease is lost.
 	stop := make(chan struct{})
@@ -137,5 +168,33 @@ func (m *Manager) renewLoop(ctx context.Context, stop <-chan struct{}, t *Term, 
 			}
 			m.observe(RenewFailed, t.Lease(), err)
 		}
+	}
+}
+
+// retryable says whether a campaign tries again after err.
+func retryable(err error) bool {
+	if errors.Is(err, ErrLeaseHeld) || errors.Is(err, ErrTakeoverBlocked) || errors.Is(err, ErrOutcomeUnknown) {
+		return true
+	}
+	// An error of the server's own (a missing table, a permission) will
+	// not go away by waiting; one of the network might.
+	var pgErr *pgconn.PgError
+	return !errors.As(err, &pgErr) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// waitToRetry waits a jittered RenewInterval, or less if the lease expires
+// sooner by the database's clock, or until ctx is done.
+func (m *Manager) waitToRetry(ctx context.Context) error {
+	wait := m.cfg.RenewInterval/2 + rand.N(m.cfg.RenewInterval)
+	if info, err := m.Leader(ctx); err == nil && info.Held && info.Remaining < wait {
+		wait = info.Remaining + rand.N(m.cfg.RenewInterval/4+1)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
 	}
 }

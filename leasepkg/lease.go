@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,13 +37,17 @@ type Manager struct {
 
 	closed atomic.Bool
 
-	// The fenced statements. Tests replace them with weakened copies to show
-	// that the checks fail without the fence.
-	appendSQL, appendBatchSQL string
+	// The fenced statements, and the statement that prepares the caller's
+	// transaction for a fence. Tests replace them with weakened copies to
+	// show that the checks fail without the fence.
+	appendSQL, appendBatchSQL, sessionSQL string
 }
 
 // Open connects to cfg.DSN and returns a Manager that owns the connection
-// pool. The context governs connecting only.
+// pool. If the lease table exists, Open checks the schema as
+// [Manager.CheckSchema] does and fails with an error wrapping ErrSchema if
+// it cannot hold the fence; if it does not exist yet, [Manager.Migrate]
+// creates and checks it. The context governs connecting and the check.
 func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.DSN == "" {
 		return nil, errors.New("lease config: dsn must not be empty")
@@ -63,6 +69,14 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m.owned = true
+	exists, err := leaseTableExists(ctx, pool)
+	if err == nil && exists {
+		err = checkSchema(ctx, pool)
+	}
+	if err != nil {
+		m.Close()
+		return nil, fmt.Errorf("open lease database: %w", err)
+	}
 	return m, nil
 }
 
@@ -87,6 +101,7 @@ func New(pool *pgxpool.Pool, cfg Config) (*Manager, error) {
 		renew:          renew,
 		appendSQL:      appendOrderSQL,
 		appendBatchSQL: appendOrdersSQL,
+		sessionSQL:     fenceSessionSQL,
 	}, nil
 }
 
@@ -118,22 +133,31 @@ func (m *Manager) observe(kind EventKind, l Lease, err error) {
 	}
 }
 
+// idleInTxSetting is the fencing sessions' idle timeout as PostgreSQL reads it.
+func (m *Manager) idleInTxSetting() string {
+	return strconv.FormatInt(m.cfg.idleInTx().Milliseconds(), 10) + "ms"
+}
+
 // ttlMillis is the TTL as the SQL takes it; Validate made it whole milliseconds.
 func (m *Manager) ttlMillis() int64 { return m.cfg.TTL.Milliseconds() }
 
-// Migrate creates the lease and order tables if they do not exist. It is
-// idempotent and safe to run from several processes at once. The context
-// governs the whole migration.
+// Migrate creates the lease and order tables if they do not exist, then
+// checks them as [Manager.CheckSchema] does: tables made earlier, or changed
+// since, fail with an error wrapping ErrSchema rather than leave a fence that
+// does not hold. It is idempotent and safe to run from several processes at
+// once. The context governs the whole migration.
 func (m *Manager) Migrate(ctx context.Context) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, m.pool, readCommitted, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrateLock); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, schemaSQL)
-		return err
+		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+			return err
+		}
+		return checkSchema(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("migrate lease schema: %w", err)
@@ -144,9 +168,11 @@ func (m *Manager) Migrate(ctx context.Context) error {
 // Acquire takes the lease: it inserts the lease row if there is none, or
 // takes over a lease that has expired by the database's clock. Every
 // acquisition bumps the epoch. A lease that another holder holds returns an
-// error wrapping ErrLeaseHeld; so does a takeover that waited longer than
-// LockTimeout for the old holder's in-flight writes. The context governs the
-// whole acquisition.
+// error wrapping ErrLeaseHeld. A takeover of an expired lease that waited
+// longer than LockTimeout for the old holder's open fenced transactions
+// returns one wrapping ErrTakeoverBlocked; with TerminateBlockers set, the
+// takeover first ends those of them that are idle in transaction. The
+// context governs the whole acquisition.
 func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
 	if err := m.check(); err != nil {
 		return Lease{}, err
@@ -161,76 +187,136 @@ func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
 	return l, nil
 }
 
-func (m *Manager) acquire(ctx context.Context) (epoch int64, err error) {
+func (m *Manager) acquire(ctx context.Context) (int64, error) {
 	name, holder, ttl := m.cfg.Name, m.cfg.Holder, m.ttlMillis()
 
-	// 1. Begin, bound lock waits, and try the takeover, in one round trip.
-	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{})
-	b.Queue("SELECT set_config('lock_timeout', $1, true)", strconv.FormatInt(m.cfg.LockTimeout.Milliseconds(), 10)+"ms")
-	b.Queue(takeoverSQL, name, holder, ttl)
-	br := m.pool.SendBatch(ctx, b)
-	tx := br.Tx()
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	_, err = br.Exec() // begin
-	if err == nil {
-		_, err = br.Exec() // set_config
-	}
-	if err == nil {
-		err = br.QueryRow().Scan(&epoch)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &pgErr) && pgErr.Code == "55P03": // lock_not_available
-		return 0, fmt.Errorf("%w: takeover timed out behind in-flight writes", ErrLeaseHeld)
-	case errors.Is(err, pgx.ErrNoRows):
-		// 2. Nothing expired to take over: insert the first row, or find
-		// that someone holds it.
-		err = tx.QueryRow(ctx, firstSQL, name, holder, ttl).Scan(&epoch)
-		if errors.Is(err, pgx.ErrNoRows) {
-			var cur string
-			if err = tx.QueryRow(ctx, holderSQL, name).Scan(&cur); err != nil {
-				return 0, err
-			}
-			return 0, fmt.Errorf("%w %q", ErrLeaseHeld, cur)
-		}
-		if err != nil {
-			return 0, err
-		}
-	case err != nil:
+	// 1. On a connection of its own, so that its backend's pid is known
+	// to the blocker check of step 2.
+	conn, err := m.pool.Acquire(ctx)
+	if err != nil {
 		return 0, err
 	}
+	defer conn.Release()
+	if m.cfg.TerminateBlockers {
+		stop := m.terminateBlockers(ctx, conn.Conn().PgConn().PID())
+		defer stop()
+	}
 
-	// 3. Commit; until it is known to have committed, the lease is not ours.
-	if err = tx.Commit(ctx); err != nil {
-		return 0, outcomeError(err)
+	// 2. In one round trip with its BEGIN and COMMIT: take over an expired
+	// lease, else insert the first row (a no-op where a row exists), and
+	// read the row as this transaction left it. The takeover waits at most
+	// LockTimeout for fenced transactions under the old epoch.
+	var taken, first bool
+	var epoch int64
+	var cur string
+	err = inTx(ctx, conn, m.cfg.LockTimeout, func(b *pgx.Batch) {
+		b.Queue(takeoverSQL, name, holder, ttl)
+		b.Queue(firstSQL, name, holder, ttl)
+		b.Queue(holderSQL, name)
+		b.Queue(notifyAcquiredSQL, name, holder) // delivered only if this commits
+	}, func(br pgx.BatchResults) error {
+		var err error
+		if taken, err = scanOptional(br.QueryRow(), &epoch); err != nil {
+			return err
+		}
+		if first, err = scanOptional(br.QueryRow(), &epoch); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&cur); err != nil {
+			return err
+		}
+		_, err = br.Exec() // notify
+		return err
+	})
+	switch {
+	case isWaitTimeout(err):
+		return 0, fmt.Errorf("%w: %w", ErrTakeoverBlocked, err)
+	case err != nil:
+		return 0, err
+	case !taken && !first:
+		return 0, fmt.Errorf("%w %q", ErrLeaseHeld, cur)
 	}
 	return epoch, nil
 }
 
+// scanOptional scans the row that a statement returned into dest, or
+// reports that it returned none.
+func scanOptional(row pgx.Row, dest ...any) (bool, error) {
+	err := row.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// terminateBlockers ends, while the takeover on backend pid waits, the
+// backends that block it and are idle in transaction: open fenced
+// transactions of a holder whose lease has expired by the database's clock
+// (the takeover waits only on an expired row) and whose client sends
+// nothing, as when it is partitioned from the database. It polls from the
+// renewal pool every quarter of LockTimeout until the returned function is
+// called. pg_terminate_backend needs the blockers' role, membership in it,
+// or pg_signal_backend (superusers' backends only a superuser); without it
+// nothing is ended and the takeover fails with ErrTakeoverBlocked.
+func (m *Manager) terminateBlockers(ctx context.Context, pid uint32) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(max(m.cfg.LockTimeout/4, time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			var ended int64
+			err := m.renew.QueryRow(ctx, terminateBlockersSQL, int64(pid), m.cfg.Name).Scan(&ended)
+			if err != nil && ctx.Err() == nil {
+				m.observe(TerminateFailed, Lease{Name: m.cfg.Name, Holder: m.cfg.Holder}, err)
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
 // Renew extends l by the TTL, from the database's clock, in one statement
-// on the renewal pool. It returns the lease as renewed: under PerRenewal, at
-// a new epoch. A lease that has expired or that another holder took returns
-// an error wrapping ErrLeaseLost. Any other error says nothing about the
-// lease: it may or may not have been renewed. The context governs the
-// statement; Hold gives it a deadline that ends before the lease could expire.
+// on the renewal pool. It returns the lease as renewed. Under PerRenewal it
+// also bumps the epoch, which must wait for the holder's own fenced writes
+// under the old epoch; it waits at most a quarter of the RenewInterval (or
+// LockTimeout if less), and when fenced writes keep the row locked longer
+// the renewal extends the lease without bumping, as PerTerm does, so that a
+// busy holder keeps its lease; a later renewal bumps. A PerRenewal renewal
+// also accepts a later epoch of this holder's, which an earlier bump whose
+// outcome was unknown may have set.
+//
+// A lease that has expired or that another holder took returns an error
+// wrapping ErrLeaseLost. Any other error says nothing about the lease: it
+// may or may not have been renewed. The context governs the statements;
+// Hold gives them a deadline that ends before the lease could expire.
 func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 	if err := m.check(); err != nil {
 		return Lease{}, err
 	}
-	sql := renewTermSQL
-	if m.cfg.Policy == PerRenewal {
-		sql = renewBumpSQL
-	}
 	var epoch int64
-	err := m.renew.QueryRow(ctx, sql, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+	var err error
+	if m.cfg.Policy == PerRenewal {
+		err = inTx(ctx, m.renew, m.bumpWait(), func(b *pgx.Batch) {
+			b.Queue(renewBumpSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis())
+		}, func(br pgx.BatchResults) error {
+			return br.QueryRow().Scan(&epoch)
+		})
+	}
+	switch {
+	case m.cfg.Policy == PerTerm:
+		err = m.renew.QueryRow(ctx, renewTermSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+	case isWaitTimeout(err):
+		// The holder's fenced writes kept the row locked past the bump's
+		// timeout: extend now, bump at a later renewal.
+		err = m.renew.QueryRow(ctx, renewLaterSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		err = fmt.Errorf("renew lease %s: %w", l, ErrLeaseLost)
@@ -244,6 +330,14 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 	return l, nil
 }
 
+// bumpWait bounds how long a PerRenewal bump waits for the holder's own
+// fenced writes: a quarter of the renewal interval, so that a renewal that
+// then extends without bumping still ends well inside its attempt, or
+// LockTimeout if that is less.
+func (m *Manager) bumpWait() time.Duration {
+	return max(min(m.cfg.LockTimeout, m.cfg.RenewInterval/4), time.Millisecond)
+}
+
 // Release gives the lease up by expiring its row (the row is never deleted,
 // so epochs are never reused); the next Acquire by anyone takes it over at
 // once. A lease that was already lost returns an error wrapping ErrLeaseLost.
@@ -252,26 +346,60 @@ func (m *Manager) Release(ctx context.Context, l Lease) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	tag, err := m.renew.Exec(ctx, releaseSQL, l.Name, l.Holder, l.Epoch)
+	var released int64
+	err := inTx(ctx, m.renew, 0, func(b *pgx.Batch) {
+		b.Queue(releaseSQL, l.Name, l.Holder, l.Epoch)
+		b.Queue(notifySQL, l.Name)
+	}, func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		released = tag.RowsAffected()
+		if err == nil {
+			_, err = br.Exec() // notify
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("release lease %s: %w", l, err)
 	}
-	if tag.RowsAffected() != 1 {
+	if released != 1 {
 		return fmt.Errorf("release lease %s: %w", l, ErrLeaseLost)
 	}
 	m.observe(Released, l, nil)
 	return nil
 }
 
+// Resign gives the lease up at once, so that a contender can take it over
+// without waiting for it to expire; it is Release under the name etcd's
+// concurrency package gives it. The context governs the statement.
+func (m *Manager) Resign(ctx context.Context, l Lease) error { return m.Release(ctx, l) }
+
 // outcomeError classifies the failure of a COMMIT, or of a statement that
-// is its own transaction. An error from the server, a commit that turned
-// into a rollback, or a failure before anything was sent means nothing
-// committed. Anything else (the connection failed, or the context ended,
-// after the statement was sent) leaves the outcome unknown.
+// is its own transaction. A commit that turned into a rollback, a failure
+// before anything was sent, or an error of the server about the statement
+// itself means nothing committed. Anything else leaves the outcome unknown:
+// the connection failed, or the context ended, after the statement was sent;
+// or the error says the connection or the server went away (class 08, which
+// a pooler can synthesize after it forwarded the commit; 57P0x, an
+// administrator's or the server's shutdown, which can end a commit that
+// already holds locally, as when a synchronous standby is awaited), or that
+// the statement's completion is unknown (40003).
 func outcomeError(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) || errors.Is(err, pgx.ErrTxCommitRollback) || pgconn.SafeToRetry(err) {
+	switch {
+	case errors.As(err, &pgErr):
+		if !outcomeUnknownCode(pgErr.Code) {
+			return err
+		}
+	case errors.Is(err, pgx.ErrTxCommitRollback), pgconn.SafeToRetry(err):
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+}
+
+// outcomeUnknownCode says whether a server error with SQLSTATE code leaves
+// a commit's outcome unknown.
+func outcomeUnknownCode(code string) bool {
+	return strings.HasPrefix(code, "08") || // connection_exception
+		strings.HasPrefix(code, "57P0") || // admin_shutdown, crash_shutdown, cannot_connect_now, database_dropped, idle_session_timeout
+		code == "40003" // statement_completion_unknown
 }

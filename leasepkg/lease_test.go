@@ -167,3 +167,28 @@ func TestClosedManager(t *testing.T) {
 		t.Fatalf("%d orders written after Close", n)
 	}
 }
+
+// TestRenewAfterUnknownBump: under PerRenewal, a bump whose reply was lost
+// may have committed; the holder's next renewal, still with the old epoch,
+// renews its own later epoch instead of reporting the lease lost.
+func TestRenewAfterUnknownBump(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	m := d.manager("a", func(c *leasepkg.Config) { c.Policy = leasepkg.PerRenewal })
+	l := d.acquire(m)
+	if _, err := m.Renew(ctx, l); err != nil { // the bump the holder never heard of
+		t.Fatal(err)
+	}
+	r, err := m.Renew(ctx, l)
+	if err != nil || r.Epoch != l.Epoch+2 {
+		t.Fatalf("renewal with the epoch before an unconfirmed bump: %v, %v; want epoch %d", r, err, l.Epoch+2)
+	}
+	d.expire()
+	if _, err := d.manager("b", nil).Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Renew(ctx, l); !errors.Is(err, leasepkg.ErrLeaseLost) {
+		t.Fatalf("renewal after another holder's takeover: %v, want ErrLeaseLost", err)
+	}
+}

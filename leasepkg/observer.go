@@ -34,6 +34,14 @@ const (
 	Released
 	// WriteRejected means a fenced write was rejected; Err wraps ErrStaleFence.
 	WriteRejected
+	// TerminateFailed means a takeover could not end the idle transactions
+	// that blocked it (Config.TerminateBlockers), for want of privilege or
+	// otherwise; Err says why.
+	TerminateFailed
+	// ObserveFailed means [Manager.Observe] lost its connection, or could
+	// not read the lease; it tries again after a RenewInterval. Err says
+	// why.
+	ObserveFailed
 )
 
 func (k EventKind) String() string {
@@ -50,6 +58,10 @@ func (k EventKind) String() string {
 		return "released"
 	case WriteRejected:
 		return "write-rejected"
+	case TerminateFailed:
+		return "terminate-failed"
+	case ObserveFailed:
+		return "observe-failed"
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -80,9 +80,15 @@ func (m *Manager) AppendOrders(ctx context.Context, l Lease, orders []Order) err
 }
 
 // AppendOrderTx writes o under l, fenced, inside the caller's transaction,
-// so that it commits or rolls back with the caller's other writes. On an
-// error wrapping ErrStaleFence nothing was written, and the caller must roll
-// back: its other writes were made under a lease it does not hold.
+// so that it commits or rolls back with the caller's other writes. The
+// transaction must be READ COMMITTED: the fence must read the lease row as
+// it is now, not as of a snapshot; in any other the call returns an error
+// wrapping ErrIsolation (the check travels in the same round trip as the
+// write). From the fence on, the server ends the transaction's session if
+// it idles for Config.IdleInTxTimeout, so that a holder cut off from the
+// database cannot keep the lease row locked against a takeover. On any error the caller must roll back: on ErrStaleFence nothing
+// was written, and its other writes were made under a lease it does not
+// hold.
 func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order) error {
 	if err := m.check(); err != nil {
 		return err
@@ -90,8 +96,23 @@ func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order
 	if o.Key == "" {
 		return errors.New("append order: key must not be empty")
 	}
-	tag, err := tx.Exec(ctx, m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
+	b := &pgx.Batch{}
+	b.Queue(m.sessionSQL, m.idleInTxSetting())
+	b.Queue(m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
+	br := tx.SendBatch(ctx, b)
+	var iso string
+	var tag pgconn.CommandTag
+	err := br.QueryRow().Scan(&iso, nil, nil)
 	if err == nil {
+		tag, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err == nil && iso != readCommittedName:
+		err = isolationError(iso)
+	case err == nil:
 		err = m.checkFenced(l, tag, 1)
 	}
 	if err != nil {
@@ -100,40 +121,24 @@ func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order
 	return nil
 }
 
-// appendInTx runs one fenced statement in a transaction of its own, begun
-// in the same round trip, and commits only if it wrote want rows.
-func (m *Manager) appendInTx(ctx context.Context, l Lease, want int64, sql string, args ...any) (err error) {
+// appendInTx runs one fenced statement that writes want rows or none in a
+// transaction of its own, sent with its BEGIN and COMMIT in one round trip,
+// so that the transaction never idles with the lease row locked. A fence
+// that refused commits an empty transaction.
+func (m *Manager) appendInTx(ctx context.Context, l Lease, want int64, sql string, args ...any) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{})
-	b.Queue(sql, args...)
-	br := m.pool.SendBatch(ctx, b)
-	tx := br.Tx()
-	defer func() {
+	err := inTx(ctx, m.pool, 0, func(b *pgx.Batch) {
+		b.Queue(sql, args...)
+	}, func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
 		if err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
+			return err
 		}
-	}()
-	var tag pgconn.CommandTag
-	_, err = br.Exec() // begin
-	if err == nil {
-		tag, err = br.Exec()
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = m.checkFenced(l, tag, want)
-	}
-	if err != nil {
-		return writeError(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return outcomeError(err)
-	}
-	return nil
+		return m.checkFenced(l, tag, want)
+	})
+	return writeError(err)
 }
 
 // checkFenced turns a fenced statement's row count into the verdict: the
@@ -146,11 +151,15 @@ func (m *Manager) checkFenced(l Lease, tag pgconn.CommandTag, want int64) error 
 	return ErrStaleFence
 }
 
-// writeError maps the server's refusal of a duplicate key to ErrDuplicateOrder.
+// writeError maps the server's refusal of a duplicate key to
+// ErrDuplicateOrder, and a serialization failure to ErrIsolation.
 func writeError(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "orders" {
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.TableName == "orders":
 		return fmt.Errorf("%w: %w", ErrDuplicateOrder, err)
+	case errors.As(err, &pgErr) && pgErr.Code == "40001": // serialization_failure
+		return fmt.Errorf("%w: %w", ErrIsolation, err)
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -178,7 +179,7 @@ func TestFenceRowLockClosesRace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := raceTakeover(t, tc.weaken, tc.weaken == nil); got != tc.wantStale {
+			if got := raceTakeover(t, nil, tc.weaken, tc.weaken == nil); got != tc.wantStale {
 				t.Fatalf("%d orders committed after the takeover of their epoch, want %d", got, tc.wantStale)
 			}
 		})
@@ -302,22 +303,32 @@ func TestEpochPolicy(t *testing.T) {
 // raceTakeover forces the READ COMMITTED interleaving that a fence's row
 // lock exists to close: the holder's fenced write passes its fence and stays
 // open while the lease expires (with time, by the database's clock) and
-// another holder takes over; then the write commits. edit, if not nil, changes the holder's Manager first (to
-// weaken its fence). locked says whether the fence is expected to make the
-// takeover wait for the write. It returns how many orders committed after
-// the takeover of their epoch.
-func raceTakeover(t *testing.T, edit func(*leasepkg.Manager), locked bool) int {
+// another holder takes over; then the write commits. prep, if not nil,
+// changes the migrated database first (to drift its schema); edit, if not
+// nil, changes the holder's Manager (to weaken its fence). locked says
+// whether the takeover is expected to wait for the write. It returns how
+// many orders committed after the takeover of their epoch.
+func raceTakeover(t *testing.T, prep func(*db), edit func(*leasepkg.Manager), locked bool) int {
 	t.Helper()
 	ctx := context.Background()
 	d := newDB(t)
+	if prep != nil {
+		prep(d)
+	}
 	// A short TTL, so that the lease can expire with time rather than by an
-	// update of its row, which a fence under FOR SHARE would make wait.
-	a := d.manager("a", func(c *leasepkg.Config) { c.TTL, c.RenewInterval = 2*time.Second, 500*time.Millisecond })
+	// update of its row, which a fence under FOR SHARE would make wait. The
+	// fenced transaction idles past the lease's expiry, so the session's
+	// idle timeout is as long as it may be, and the lease is made to expire
+	// soon before the fence.
+	a := d.manager("a", func(c *leasepkg.Config) {
+		c.TTL, c.RenewInterval, c.IdleInTxTimeout = 2*time.Second, 500*time.Millisecond, 1999*time.Millisecond
+	})
 	if edit != nil {
 		edit(a)
 	}
 	b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
 	la := d.acquire(a)
+	d.exec(`UPDATE worker_leases SET expires_at = clock_timestamp() + interval '600 milliseconds'`)
 
 	// 1. The old holder's write passes its fence and stays open.
 	tx, err := d.pool.Begin(ctx)
@@ -357,4 +368,136 @@ func raceTakeover(t *testing.T, edit func(*leasepkg.Manager), locked bool) int {
 		t.Fatalf("lease epoch %d after takeover, want %d", got, la.Epoch+1)
 	}
 	return d.staleOrders()
+}
+
+// TestCommitError: an error that the server sends for a COMMIT does not
+// always mean that nothing committed. A backend terminated while it commits
+// (here by a deferred trigger, as an administrator or a shutdown would)
+// answers 57P01 and closes the connection, and a pooler can answer class 08
+// after forwarding the commit: the outcome is unknown.
+func TestCommitError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("a backend terminated in its commit", func(t *testing.T) {
+		t.Parallel()
+		d := newDB(t)
+		m := d.manager("a", nil)
+		l := d.acquire(m)
+		d.exec(`CREATE FUNCTION terminate_self() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_terminate_backend(pg_backend_pid());
+	PERFORM pg_sleep(10);
+	RETURN NULL;
+END $$`)
+		d.exec(`CREATE CONSTRAINT TRIGGER terminate_self AFTER INSERT ON orders
+DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION terminate_self()`)
+		for what, err := range map[string]error{
+			"AppendOrders": m.AppendOrders(ctx, l, []leasepkg.Order{order(1), order(2)}),
+			"AppendOrder":  m.AppendOrder(ctx, l, order(3)),
+		} {
+			var pgErr *pgconn.PgError
+			if !errors.Is(err, leasepkg.ErrOutcomeUnknown) || !errors.As(err, &pgErr) || pgErr.Code != "57P01" {
+				t.Errorf("%s terminated in its commit: %v, want ErrOutcomeUnknown from 57P01", what, err)
+			}
+		}
+	})
+
+	t.Run("which server errors leave the outcome unknown", func(t *testing.T) {
+		t.Parallel()
+		for code, unknown := range map[string]bool{
+			"08006": true,  // connection_failure
+			"08P01": true,  // protocol_violation
+			"57P01": true,  // admin_shutdown
+			"57P02": true,  // crash_shutdown
+			"40003": true,  // statement_completion_unknown
+			"40001": false, // serialization_failure: rolled back
+			"23505": false, // unique_violation: rolled back
+			"55P03": false, // lock_not_available: rolled back
+			"57014": false, // query_canceled: rolled back
+		} {
+			err := leasepkg.OutcomeError(&pgconn.PgError{Code: code})
+			if got := errors.Is(err, leasepkg.ErrOutcomeUnknown); got != unknown {
+				t.Errorf("commit failed with %s: outcome unknown %v, want %v", code, got, unknown)
+			}
+		}
+	})
+}
+
+// TestOverlappingWriters: four writers each keep a fenced transaction open
+// 60 ms, so that the lease row is almost always under some writer's FOR KEY
+// SHARE. Under PerRenewal the epoch bump must wait for those writers; it
+// waits at most its lock timeout and the renewal then extends the lease
+// without bumping, so a busy holder keeps its lease under both policies.
+func TestOverlappingWriters(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []leasepkg.EpochPolicy{leasepkg.PerTerm, leasepkg.PerRenewal} {
+		t.Run(policy.String(), func(t *testing.T) {
+			t.Parallel()
+			d := newDB(t)
+			var renewed, failed, epoch atomic.Int64
+			m := d.manager("a", func(c *leasepkg.Config) {
+				c.Policy = policy
+				c.TTL, c.RenewInterval = 1500*time.Millisecond, 300*time.Millisecond
+				c.Observer = leasepkg.ObserverFunc(func(e leasepkg.Event) {
+					switch e.Kind {
+					case leasepkg.Renewed:
+						renewed.Add(1)
+						epoch.Store(e.Lease.Epoch)
+					case leasepkg.RenewFailed:
+						if failed.Add(1) == 1 {
+							t.Logf("first failed renewal: %v", e.Err)
+						}
+					}
+				})
+			})
+			var written, rejected, seq atomic.Int64
+			err := m.Hold(context.Background(), func(ctx context.Context, term *leasepkg.Term) error {
+				wctx, cancel := context.WithTimeout(ctx, 3*time.Second) // two TTLs
+				defer cancel()
+				errs := make(chan error, 4)
+				for range 4 {
+					go func() {
+						errs <- writeUntil(wctx, func() error {
+							return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+								if err := m.AppendOrderTx(ctx, tx, term.Lease(), order(int(seq.Add(1)))); err != nil {
+									return err
+								}
+								_, err := tx.Exec(ctx, `SELECT pg_sleep(0.06)`)
+								return err
+							})
+						}, &written, &rejected)
+					}()
+				}
+				return errors.Join(<-errs, <-errs, <-errs, <-errs)
+			})
+			t.Logf("%v: %d renewals ok (%d bumped the epoch), %d failed, %d writes committed, %d rejected by the holder's own lease; Hold: %v",
+				policy, renewed.Load(), max(epoch.Load()-1, 0), failed.Load(), written.Load(), rejected.Load(), err)
+			if err != nil {
+				t.Fatalf("Hold under overlapping writers: %v", err)
+			}
+			if renewed.Load() == 0 || written.Load() == 0 {
+				t.Fatalf("%d renewals and %d writes in two ttls", renewed.Load(), written.Load())
+			}
+		})
+	}
+}
+
+// writeUntil runs write until ctx is done, counting the writes that
+// committed and those that the fence rejected; any other error ends it.
+func writeUntil(ctx context.Context, write func() error, written, rejected *atomic.Int64) error {
+	for ctx.Err() == nil {
+		err := write()
+		switch {
+		case err == nil:
+			written.Add(1)
+		case errors.Is(err, leasepkg.ErrStaleFence):
+			rejected.Add(1)
+		case ctx.Err() != nil:
+			return nil
+		default:
+			return err
+		}
+	}
+	return nil
 }

@@ -3,9 +3,11 @@
 
 -- One row per lease name, never deleted: a row deleted and inserted again
 -- would restart the epoch at 1 and hand out fencing tokens already used.
--- UNIQUE (name, epoch) makes the epoch a key column, so that a takeover (which
--- changes the epoch) takes a lock that conflicts with a fenced write's
--- FOR KEY SHARE, while a renewal that only moves expires_at does not.
+-- UNIQUE (name, epoch) makes the epoch a key column, so that any statement
+-- that changes the epoch takes a lock that conflicts with a fenced write's
+-- FOR KEY SHARE, while a renewal that only moves expires_at does not. The
+-- package's own epoch changes also lock the row FOR UPDATE; Migrate and Open
+-- check that this index is there.
 CREATE TABLE IF NOT EXISTS worker_leases (
     name       text        PRIMARY KEY,
     holder     text        NOT NULL,

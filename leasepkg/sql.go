@@ -16,13 +16,68 @@ var schemaSQL string
 // calls (CREATE TABLE IF NOT EXISTS races on the catalog otherwise).
 const migrateLock = 0x6c65617365 // "lease"
 
+// fenceSessionSQL prepares the caller's transaction for a fence: it reads
+// the isolation level, which fenced statements need to be read committed
+// (readCommittedName), and bounds how long the transaction may idle (and,
+// on PostgreSQL 17 and later, last) from now on, so that a client that
+// stops talking cannot hold the lease row's lock against a takeover.
+// $1 the timeout, as PostgreSQL reads it ("500ms").
+const fenceSessionSQL = `SELECT current_setting('transaction_isolation'),
+       set_config('idle_in_transaction_session_timeout', $1, true),
+       CASE WHEN current_setting('server_version_num')::int >= 170000
+            THEN set_config('transaction_timeout', $1, true) END`
+
+// fenceSQL is the fence for the caller's own writes, the first statement
+// of their transaction: fenceSessionSQL's settings and checks, and whether
+// the lease row names this holder at exactly this epoch, unexpired by the
+// database's clock, locked FOR KEY SHARE until the transaction ends, so that
+// every epoch change (the takeover locks the row FOR UPDATE) waits for it.
+// $1 the idle timeout ("500ms"), $2 name, $3 holder, $4 epoch.
+const fenceSQL = `SELECT current_setting('transaction_isolation'),
+       set_config('idle_in_transaction_session_timeout', $1, true),
+       CASE WHEN current_setting('server_version_num')::int >= 170000
+            THEN set_config('transaction_timeout', $1, true) END,
+       EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $2 AND holder = $3 AND epoch = $4
+          AND expires_at > clock_timestamp()
+          FOR KEY SHARE)`
+
+// leaderSQL reads a lease row and judges it by the database's clock: the
+// holder, the epoch, the expiry, whether it is unexpired, and the time left.
+// $1 name.
+const leaderSQL = `SELECT holder, epoch, expires_at,
+       expires_at > clock_timestamp(),
+       greatest(expires_at - clock_timestamp(), interval '0')
+  FROM worker_leases WHERE name = $1`
+
+// notifyChannel is the channel on which acquisitions and releases notify
+// observers, with the lease's name as the payload.
+const notifyChannel = "worker_leases"
+
+// notifySQL tells observers that lease $1 changed hands; sent in the
+// transaction that changed it, it is delivered when that commits, and only
+// if it does.
+const notifySQL = `SELECT pg_notify('` + notifyChannel + `', $1)`
+
+// notifyAcquiredSQL is notifySQL for an acquisition: it notifies only if the
+// transaction left lease $1 held by $2, so that a contender that found the
+// lease held wakes no observer.
+const notifyAcquiredSQL = `SELECT pg_notify('` + notifyChannel + `', name)
+  FROM worker_leases
+ WHERE name = $1 AND holder = $2 AND expires_at > clock_timestamp()`
+
 // takeoverSQL takes over an expired lease and bumps the epoch. It is a plain
 // UPDATE on purpose: INSERT ... ON CONFLICT DO UPDATE would lock the row, and
 // so wait behind the holder's in-flight fenced writes, even when the lease is
-// valid and nothing is to be taken over. Changing the epoch (a key column)
-// takes a lock that conflicts with those writes' FOR KEY SHARE: the takeover
-// waits for them, bounded by lock_timeout, and a writer that queued behind
-// the takeover re-checks the new row and writes nothing.
+// valid and nothing is to be taken over. The EXISTS locks the row FOR UPDATE
+// once it is found expired, a lock that conflicts with every fenced write's
+// FOR KEY SHARE whatever the table's indexes are (the epoch update conflicts
+// with it as well, but only while a unique index makes the epoch a key
+// column): the takeover waits for in-flight writes, bounded by lock_timeout,
+// and a writer that queued behind the takeover re-checks the new row and
+// writes nothing. The lock is taken only on an expired row, so a takeover of
+// a valid lease returns at once.
 // $1 name, $2 holder, $3 ttl in milliseconds.
 const takeoverSQL = `UPDATE worker_leases
    SET holder = $2,
@@ -30,6 +85,10 @@ const takeoverSQL = `UPDATE worker_leases
        expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
  WHERE name = $1
    AND expires_at <= clock_timestamp()
+   AND EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $1 AND expires_at <= clock_timestamp()
+          FOR UPDATE)
 RETURNING epoch`
 
 // firstSQL inserts a lease row that has never existed, at epoch 1. DO NOTHING
@@ -41,7 +100,18 @@ ON CONFLICT (name) DO NOTHING
 RETURNING epoch`
 
 // holderSQL reads who holds the lease, for the message of ErrLeaseHeld only.
+// $1 name.
 const holderSQL = `SELECT holder FROM worker_leases WHERE name = $1`
+
+// terminateBlockersSQL ends the backends that block backend $1 and are idle
+// in transaction, while the lease $2 has expired by the database's clock,
+// and counts them. pg_blocking_pids is empty unless $1 waits for a lock.
+const terminateBlockersSQL = `SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid))
+  FROM pg_stat_activity a
+ WHERE a.pid = ANY (pg_blocking_pids($1::int))
+   AND a.state IN ('idle in transaction', 'idle in transaction (aborted)')
+   AND EXISTS (SELECT 1 FROM worker_leases
+                WHERE name = $2 AND expires_at <= clock_timestamp())`
 
 // renewTermSQL extends the lease without changing the epoch: a non-key
 // update, which does not conflict with the FOR KEY SHARE of in-flight writes.
@@ -52,13 +122,33 @@ const renewTermSQL = `UPDATE worker_leases
    AND expires_at > clock_timestamp()
 RETURNING epoch`
 
-// renewBumpSQL extends the lease and bumps the epoch (PerRenewal). Changing
-// the epoch waits for in-flight writes under the old one, and writes that
-// reach their fence afterwards are rejected.
+// renewBumpSQL extends the lease and bumps the epoch (PerRenewal). Like the
+// takeover, it locks the row FOR UPDATE first, so that it waits for the
+// in-flight writes under the old epoch whatever the indexes are, and writes
+// that reach their fence afterwards are rejected. It matches the holder's
+// epoch or a later one: a bump whose outcome the holder could not learn
+// (the connection failed after it was sent) may have committed, and only
+// this holder bumps its own epoch, since holder ids are unique and a
+// takeover by another holder changes the holder.
+// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
 const renewBumpSQL = `UPDATE worker_leases
    SET epoch = epoch + 1,
        expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
- WHERE name = $1 AND holder = $2 AND epoch = $3
+ WHERE name = $1 AND holder = $2 AND epoch >= $3
+   AND expires_at > clock_timestamp()
+   AND EXISTS (
+       SELECT 1 FROM worker_leases
+        WHERE name = $1 AND holder = $2 AND epoch >= $3
+          FOR UPDATE)
+RETURNING epoch`
+
+// renewLaterSQL extends the lease without bumping under PerRenewal, when
+// the bump could not get the row lock in time; like renewBumpSQL it
+// matches the holder's epoch or a later one of its own.
+// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
+const renewLaterSQL = `UPDATE worker_leases
+   SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
+ WHERE name = $1 AND holder = $2 AND epoch >= $3
    AND expires_at > clock_timestamp()
 RETURNING epoch`
 

@@ -42,6 +42,10 @@ const (
 	delay     = "holder's traffic delayed"
 	cut       = "holder's connections cut mid-result"
 	partition = "holder partitioned from the database"
+	// partitionTx cuts the holder off while its fenced transaction is
+	// open: the server keeps the row lock until the fence's idle timeout
+	// ends the session.
+	partitionTx = "holder partitioned with its fenced transaction open"
 )
 
 // runSpec is one run: contenders, policy, faults, and for how long.
@@ -52,6 +56,12 @@ type runSpec struct {
 	duration time.Duration
 	faults   []string
 	weaken   string // the negative control: part of the fence to remove
+	// drift, the schema-drift control, drops UNIQUE (name, epoch) after
+	// the migration: the takeover's own FOR UPDATE must still hold.
+	drift bool
+	// writers is how many writers each worker that holds transactions
+	// open runs at once (1 if zero).
+	writers int
 }
 
 func TestFaults(t *testing.T) {
@@ -63,14 +73,19 @@ func TestFaults(t *testing.T) {
 		}
 		main, long = d, true
 	}
-	all := []string{kill, pause, freeze, restart, stall, delay, cut, partition}
+	all := []string{kill, pause, freeze, restart, stall, delay, cut, partition, partitionTx}
 	bins := buildWorkers(t)
 	srv := startCluster(t)
 
 	var reports []*report
 	for _, spec := range []runSpec{
-		{name: "per-term epochs", policy: "term", workers: 8, duration: main, faults: all},
-		{name: "per-renewal epochs", policy: "renewal", workers: 8, duration: main * 2 / 3, faults: all},
+		{name: "per-term epochs", policy: "term", workers: 8, duration: main, faults: all, writers: 3},
+		{name: "per-renewal epochs", policy: "renewal", workers: 8, duration: main * 2 / 3, faults: all, writers: 3},
+		// Schema drift: the epoch index dropped, the checker must still
+		// find nothing, since the takeover locks the row FOR UPDATE itself.
+		// The frozen transactions outlive the lease (no idle timeout).
+		{name: "schema drift (no epoch index)", policy: "term", workers: 4, duration: 20 * time.Second,
+			faults: []string{freeze, pause, kill}, drift: true, weaken: "idle", writers: 2},
 	} {
 		r := runFaults(t, srv, bins, spec)
 		reports = append(reports, r)
@@ -86,7 +101,7 @@ func TestFaults(t *testing.T) {
 	// removed, frozen mid-transaction. The checker must catch the stale
 	// writes that land; if it does not, it proves nothing above.
 	ctl := runFaults(t, srv, bins, runSpec{name: "negative control (no row lock)", policy: "term", workers: 4,
-		duration: 20 * time.Second, faults: []string{freeze}, weaken: "lock"})
+		duration: 20 * time.Second, faults: []string{freeze}, weaken: "lock,idle"})
 	if len(ctl.violations.StaleOrders) == 0 {
 		t.Errorf("negative control: the checker found no stale order with the fence's row lock removed (%d freezes)", ctl.injected[freeze])
 	}
@@ -117,9 +132,9 @@ func buildWorkers(t *testing.T) map[string]string {
 
 // startCluster starts a PostgreSQL cluster of the suite's own, which it
 // may restart.
-func startCluster(t *testing.T) *pgtest.Server {
+func startCluster(t *testing.T, settings ...string) *pgtest.Server {
 	t.Helper()
-	srv, err := pgtest.Start(pgtest.Options{})
+	srv, err := pgtest.Start(pgtest.Options{Settings: settings})
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no PostgreSQL cluster for the fault suite, and CI is set: %v", err)
@@ -140,7 +155,7 @@ type report struct {
 	injected   map[string]int
 	violations faults.Violations
 	tally      faults.Tally
-	failovers  []time.Duration
+	failovers  map[string][]time.Duration // by kind of fault
 	ttl, renew time.Duration
 }
 
@@ -164,11 +179,15 @@ func (r *report) String() string {
 	if t.Attempted > 0 {
 		fmt.Fprintf(&b, "   self-rejections: %d (%.1f per 10,000 writes)\n", t.SelfRejected, float64(t.SelfRejected)*10000/float64(t.Attempted))
 	}
-	if n := len(r.failovers); n > 0 {
-		s := slices.Sorted(slices.Values(r.failovers))
-		fmt.Fprintf(&b, "   failover (holder stopped -> next holder's first commit): median %v, max %v, n=%d, against TTL + renew = %v\n",
-			s[n/2].Round(time.Millisecond), s[n-1].Round(time.Millisecond), n, r.ttl+r.renew)
+	for _, k := range kinds {
+		if n := len(r.failovers[k]); n > 0 {
+			s := slices.Sorted(slices.Values(r.failovers[k]))
+			fmt.Fprintf(&b, "   failover after %-45s median %v, max %v, n=%d\n", k+":",
+				s[n/2].Round(time.Millisecond), s[n-1].Round(time.Millisecond), n)
+		}
 	}
+	fmt.Fprintf(&b, "   failover bounds: TTL + renew = %v; with a transaction open, + the idle timeout TTL/2 = %v\n",
+		r.ttl+r.renew, r.ttl+r.renew+r.ttl/2)
 	fmt.Fprintf(&b, "   violations: %v", r.violations)
 	return b.String()
 }
@@ -183,22 +202,25 @@ type worker struct {
 
 	mu       sync.Mutex
 	outcomes []faults.Outcome
-	exit     error // set when the worker ended
+	acquired []int64 // the epochs it said it acquired
+	exit     error   // set when the worker ended
 }
 
 type run struct {
-	t      *testing.T
-	spec   runSpec
-	srv    *pgtest.Server
-	bin    string
-	dbURL  string
-	pool   *pgxpool.Pool
-	ttl    time.Duration
-	renew  time.Duration
-	hold   time.Duration
-	seq    int
-	active []*worker
-	gone   []*worker
+	t     *testing.T
+	spec  runSpec
+	srv   *pgtest.Server
+	bin   string
+	dbURL string
+	pool  *pgxpool.Pool
+	ttl   time.Duration
+	renew time.Duration
+	hold  time.Duration
+	seq   int
+	// acquisitions hears of acquisitions, when not nil (and not full).
+	acquisitions chan int64
+	active       []*worker
+	gone         []*worker
 }
 
 func runFaults(t *testing.T, srv *pgtest.Server, bins map[string]string, spec runSpec) *report {
@@ -222,7 +244,7 @@ func runFaults(t *testing.T, srv *pgtest.Server, bins map[string]string, spec ru
 		r.start()
 	}
 	defer r.stopAll()
-	rep := &report{spec: spec, injected: make(map[string]int), ttl: r.ttl, renew: r.renew}
+	rep := &report{spec: spec, injected: make(map[string]int), failovers: make(map[string][]time.Duration), ttl: r.ttl, renew: r.renew}
 
 	// Faults at random moments until the run's time is up.
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
@@ -277,6 +299,11 @@ func (r *run) reset(ctx context.Context) {
 	if err := faults.Prepare(ctx, r.pool); err != nil {
 		r.t.Fatal(err)
 	}
+	if r.spec.drift {
+		if _, err := r.pool.Exec(ctx, `ALTER TABLE worker_leases DROP CONSTRAINT worker_leases_name_epoch_key`); err != nil {
+			r.t.Fatal(err)
+		}
+	}
 }
 
 // start starts a worker behind a proxy of its own. Every other worker
@@ -297,8 +324,8 @@ func (r *run) start() {
 	w := &worker{id: fmt.Sprintf("w%d", r.seq), proxy: p, done: make(chan struct{}), intx: make(chan struct{}, 1)}
 	args := []string{"-dsn", u.String(), "-name", leaseName, "-id", w.id, "-ttl", r.ttl.String(),
 		"-renew", r.renew.String(), "-lock-timeout", (r.ttl / 4).String(), "-policy", r.spec.policy}
-	if r.seq%2 == 0 || r.spec.weaken != "" {
-		args = append(args, "-hold", r.hold.String())
+	if r.seq%2 == 0 || r.spec.weaken != "" || r.spec.drift {
+		args = append(args, "-hold", r.hold.String(), "-writers", fmt.Sprint(max(r.spec.writers, 1)))
 	}
 	if r.spec.weaken != "" {
 		args = append(args, "-weaken", r.spec.weaken)
@@ -317,6 +344,16 @@ func (r *run) start() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			line := sc.Text()
+			var epoch int64
+			if _, err := fmt.Sscanf(line, "acq %d", &epoch); err == nil {
+				w.mu.Lock()
+				w.acquired = append(w.acquired, epoch)
+				w.mu.Unlock()
+				select {
+				case r.acquisitions <- epoch:
+				default:
+				}
+			}
 			if strings.HasPrefix(line, "intx ") {
 				select {
 				case w.intx <- struct{}{}:
@@ -412,7 +449,7 @@ func (r *run) inject(ctx context.Context, kind string, rep *report) bool {
 	measure := func() {
 		for range 200 {
 			if d, ok, err := faults.Failover(ctx, r.pool, epoch, t0); err == nil && ok {
-				rep.failovers = append(rep.failovers, d)
+				rep.failovers[kind] = append(rep.failovers[kind], d)
 				return
 			}
 			time.Sleep(r.ttl / 20)
@@ -434,22 +471,25 @@ func (r *run) inject(ctx context.Context, kind string, rep *report) bool {
 		w.signal(syscall.SIGCONT)
 		measure()
 	case freeze:
-		select {
-		case <-w.intx: // drain a stale notice
-		default:
-		}
-		select {
-		case <-w.intx:
-		case <-time.After(2 * time.Second):
+		if !w.waitInTx() {
 			return false // the holder writes no transactions
 		}
 		w.signal(syscall.SIGSTOP)
 		time.Sleep(2 * r.ttl)
 		w.signal(syscall.SIGCONT)
+		measure()
+	case partitionTx:
+		if !w.waitInTx() {
+			return false
+		}
+		heal := w.proxy.Partition()
+		measure()
+		heal()
 	case stall:
 		resume := w.proxy.Stall()
 		time.Sleep(past)
 		resume()
+		measure()
 	case delay:
 		restore := w.proxy.Delay(r.renew / 2)
 		time.Sleep(2 * r.ttl)
@@ -460,6 +500,167 @@ func (r *run) inject(ctx context.Context, kind string, rep *report) bool {
 		heal := w.proxy.Partition()
 		time.Sleep(2 * r.ttl)
 		heal()
+		measure()
 	}
 	return true
+}
+
+// waitInTx waits until w has a fenced transaction open, for at most two
+// seconds.
+func (w *worker) waitInTx() bool {
+	select {
+	case <-w.intx: // drain a stale notice
+	default:
+	}
+	select {
+	case <-w.intx:
+		return true
+	case <-time.After(2 * time.Second):
+		return false
+	}
+}
+
+// TestPromotion runs workers against a primary with a streaming standby,
+// stops the primary at once mid-run (pg_ctl stop -m immediate) and promotes
+// the standby, as a failover manager would; every worker's proxy then
+// leads to the new primary. With synchronous replication the checker must
+// find nothing on the new primary: no stale write, no acknowledged write
+// lost, no epoch granted twice. With asynchronous replication the lease
+// cannot promise that, and the run reports what it finds.
+func TestPromotion(t *testing.T) {
+	bins := buildWorkers(t)
+	for _, tc := range []struct {
+		name string
+		sync bool
+	}{{"synchronous replication", true}, {"asynchronous replication", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var settings []string
+			if tc.sync {
+				settings = []string{"synchronous_standby_names = '*'", "synchronous_commit = on"}
+			}
+			primary := startCluster(t, settings...)
+			standby, err := primary.StartStandby(pgtest.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := standby.Stop(); err != nil {
+					t.Error(err)
+				}
+			})
+			rep := runPromotion(t, primary, standby, bins, runSpec{name: "promotion, " + tc.name, policy: "term", workers: 6, duration: 20 * time.Second, writers: 2})
+			t.Log(rep)
+			if rep.tally.Committed == 0 || rep.afterPromotion == 0 {
+				t.Fatalf("%d writes committed, %d after the promotion: the run tested nothing", rep.tally.Committed, rep.afterPromotion)
+			}
+			if tc.sync && (rep.violations.Any() || len(rep.twice) > 0) {
+				t.Errorf("synchronous replication: %v; epochs acquired by two holders %v", rep.violations, rep.twice)
+			}
+		})
+	}
+}
+
+// promotionReport is what a promotion run did and found.
+type promotionReport struct {
+	*report
+	afterPromotion int           // writes committed on the promoted standby
+	firstCommit    time.Duration // from the promotion to the first commit on it
+	twice          []int64       // epochs that two workers said they acquired
+	killedAt       int64         // the epoch acquired just before the primary stopped
+}
+
+func (r *promotionReport) String() string {
+	return fmt.Sprintf("%v\n   primary stopped right after the acquisition of epoch %d; after the promotion: %d writes committed, the first %v after it; epochs acquired by two holders: %v",
+		r.report, r.killedAt, r.afterPromotion, r.firstCommit.Round(time.Millisecond), r.twice)
+}
+
+func runPromotion(t *testing.T, primary, standby *pgtest.Server, bins map[string]string, spec runSpec) *promotionReport {
+	t.Helper()
+	ctx := context.Background()
+	r := &run{t: t, spec: spec, srv: primary, bin: bins[""], dbURL: primary.URL("postgres"),
+		ttl: 2 * time.Second, renew: 500 * time.Millisecond, hold: 20 * time.Millisecond}
+	pool, err := pgxpool.New(ctx, r.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.pool = pool
+	r.reset(ctx)
+	for range spec.workers {
+		r.start()
+	}
+	defer r.stopAll()
+	rep := &promotionReport{report: &report{spec: spec, injected: map[string]int{"primary stopped, standby promoted": 1},
+		failovers: map[string][]time.Duration{}, ttl: r.ttl, renew: r.renew}}
+
+	// 1. Run on the primary. Then kill the holder, and as soon as another
+	// worker says it acquired the lease, stop the primary at once (its
+	// last commits may not have reached the standby) and promote the
+	// standby.
+	time.Sleep(spec.duration / 2)
+	r.acquisitions = make(chan int64, 1)
+	if w, _, _ := r.holder(ctx); w != nil {
+		w.signal(syscall.SIGKILL)
+		select {
+		case e := <-r.acquisitions:
+			rep.killedAt = e
+		case <-time.After(5 * r.ttl):
+			t.Fatal("no acquisition after the holder was killed")
+		}
+	}
+	pool.Close()
+	if err := primary.Crash(); err != nil {
+		t.Fatal(err)
+	}
+	if err := standby.Promote(); err != nil {
+		t.Fatal(err)
+	}
+	r.dbURL = standby.URL("postgres")
+	for _, w := range r.active {
+		w.proxy.Redirect(standby.Addr())
+	}
+	if pool, err = pgxpool.New(ctx, r.dbURL); err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	r.pool = pool
+	var promoted time.Time
+	if err := pool.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&promoted); err != nil {
+		t.Fatal(err)
+	}
+
+	// 2. Run on the promoted standby, then read its history.
+	time.Sleep(spec.duration / 2)
+	r.stopAll()
+	var outcomes []faults.Outcome
+	holders := map[int64][]string{}
+	for _, w := range r.gone {
+		if err := w.failed(); err != nil {
+			t.Errorf("%s: %v", spec.name, err)
+		}
+		w.mu.Lock()
+		outcomes = append(outcomes, w.outcomes...)
+		for _, e := range w.acquired {
+			holders[e] = append(holders[e], w.id)
+		}
+		w.mu.Unlock()
+	}
+	for e, hs := range holders {
+		if len(hs) > 1 {
+			rep.twice = append(rep.twice, e)
+		}
+	}
+	slices.Sort(rep.twice)
+	rep.violations, rep.tally, err = faults.Check(ctx, pool, outcomes)
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	var first *time.Time
+	if err := pool.QueryRow(ctx, `SELECT count(*), min(pg_xact_commit_timestamp(xmin)) FROM orders
+ WHERE pg_xact_commit_timestamp(xmin) > $1`, promoted).Scan(&rep.afterPromotion, &first); err != nil {
+		t.Fatal(err)
+	}
+	if first != nil {
+		rep.firstCommit = first.Sub(promoted)
+	}
+	return rep
 }

@@ -54,13 +54,13 @@ func (p *Proxy) accept() {
 			return
 		}
 		p.mu.Lock()
-		refuse := p.refuse || p.closed
+		refuse, upstream := p.refuse || p.closed, p.upstream
 		p.mu.Unlock()
 		if refuse {
 			c.Close()
 			continue
 		}
-		up, err := net.DialTimeout("tcp", p.upstream, 5*time.Second)
+		up, err := net.DialTimeout("tcp", upstream, 5*time.Second)
 		if err != nil {
 			c.Close()
 			continue
@@ -166,6 +166,16 @@ func (p *Proxy) Cut() {
 	for c := range p.conns {
 		c.Close()
 	}
+}
+
+// Redirect sends new connections to upstream from now on, and cuts the
+// connections the proxy carries, as a failover manager that moves a
+// virtual address to a promoted standby does.
+func (p *Proxy) Redirect(upstream string) {
+	p.mu.Lock()
+	p.upstream = upstream
+	p.mu.Unlock()
+	p.Cut()
 }
 
 // Close stops the proxy and closes every connection it carries.

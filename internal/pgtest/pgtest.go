@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -129,6 +130,7 @@ type Server struct {
 	bin     string
 	cred    *syscall.Credential
 	log     string
+	stopped bool // Crash stopped it; Stop only removes its files
 }
 
 // URL returns the connection URL of database db on the server.
@@ -220,15 +222,7 @@ func (s *Server) start(opts Options) error {
 		// Commit timestamps let checkers order commits from the history alone.
 		"track_commit_timestamp = on",
 	}, opts.Settings...)
-	f, err := os.OpenFile(filepath.Join(s.dataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString("\n" + strings.Join(conf, "\n") + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := appendConf(s.dataDir, conf); err != nil {
 		return err
 	}
 	if err := s.ctl("start"); err != nil {
@@ -242,6 +236,20 @@ func (s *Server) start(opts Options) error {
 		RawQuery: "sslmode=disable",
 	}
 	return nil
+}
+
+// appendConf adds lines to a data directory's postgresql.conf; later lines
+// override earlier ones.
+func appendConf(dataDir string, lines []string) error {
+	f, err := os.OpenFile(filepath.Join(dataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("\n" + strings.Join(lines, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Restart restarts a cluster that [Start] made, as `pg_ctl restart -m fast`:
@@ -259,11 +267,115 @@ func (s *Server) Stop() error {
 	if s.dataDir == "" {
 		return nil
 	}
-	err := s.ctl("stop", "-m", "immediate")
+	var err error
+	if !s.stopped {
+		err = s.ctl("stop", "-m", "immediate")
+	}
 	if rerr := os.RemoveAll(filepath.Dir(s.dataDir)); err == nil {
 		err = rerr
 	}
 	return err
+}
+
+// Crash stops a cluster that [Start] made at once, as a power cut would
+// (`pg_ctl stop -m immediate`), and keeps its files until [Server.Stop].
+func (s *Server) Crash() error {
+	if s.dataDir == "" {
+		return errors.New("pgtest: cannot stop a server that " + EnvURL + " names")
+	}
+	if err := s.ctl("stop", "-m", "immediate"); err != nil {
+		return err
+	}
+	s.stopped = true
+	return nil
+}
+
+// StartStandby makes a streaming standby of a cluster that [Start] made,
+// with pg_basebackup from the running server, and starts it on a port of
+// its own with opts' settings added. It returns once the standby accepts
+// connections and the primary reports it streaming. For synchronous
+// replication, start the primary with synchronous_standby_names and
+// synchronous_commit = on: until the standby streams, commits there wait.
+func (s *Server) StartStandby(opts Options) (*Server, error) {
+	if s.dataDir == "" {
+		return nil, errors.New("pgtest: cannot make a standby of a server that " + EnvURL + " names")
+	}
+	dir, err := os.MkdirTemp("", "pgtest-standby-")
+	if err != nil {
+		return nil, err
+	}
+	sb := &Server{dataDir: filepath.Join(dir, "data"), bin: s.bin, cred: s.cred, log: filepath.Join(dir, "server.log")}
+	if s.cred != nil {
+		if err := os.Chown(dir, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	host, port, _ := net.SplitHostPort(s.Addr())
+	conninfo := "host=" + host + " port=" + port + " user=postgres application_name=standby"
+	if out, err := sb.run("pg_basebackup", "-D", sb.dataDir, "-d", conninfo, "-R", "-X", "stream", "--no-sync"); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("pg_basebackup: %w\n%s", err, out)
+	}
+	newPort, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	conf := append([]string{
+		"port = " + strconv.Itoa(newPort),
+		"unix_socket_directories = '" + dir + "'",
+		"synchronous_standby_names = ''",
+	}, opts.Settings...)
+	if err := appendConf(sb.dataDir, conf); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := sb.ctl("start"); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	u := *s.base
+	u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(newPort))
+	sb.base = &u
+	if err := s.waitStreaming(); err != nil {
+		_ = sb.Stop()
+		return nil, err
+	}
+	return sb, nil
+}
+
+// waitStreaming waits up to a minute for a standby to stream from s.
+func (s *Server) waitStreaming() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.URL(adminDB(s.base)))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'`).Scan(&n); err != nil {
+			return fmt.Errorf("pgtest: wait for the standby: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("pgtest: the standby did not stream within a minute")
+		case <-tick.C:
+		}
+	}
+}
+
+// Promote promotes a standby that [Server.StartStandby] made to a primary
+// and returns once it accepts writes (`pg_ctl promote -w`).
+func (s *Server) Promote() error {
+	return s.ctl("promote")
 }
 
 // ctl runs pg_ctl; -w makes it wait until the server accepts connections

@@ -24,6 +24,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,7 +55,8 @@ func run() error {
 		policy = flag.String("policy", "term", "epoch policy: term or renewal")
 		hold   = flag.Duration("hold", 0, "write in a transaction held open this long after the fence passed (0: one statement)")
 		pace   = flag.Duration("pace", 5*time.Millisecond, "pause between writes")
-		part   = flag.String("weaken", "", "remove part of the fence: lock or epoch (builds with -tags leaseguard_weaken only)")
+		nw     = flag.Int("writers", 1, "concurrent writers while holding (each with -hold keeps its own transaction open)")
+		part   = flag.String("weaken", "", "remove parts of the fence, comma separated: lock, epoch, idle (builds with -tags leaseguard_weaken only)")
 	)
 	flag.Parse()
 	if *id == "" || *dsn == "" {
@@ -86,8 +89,10 @@ func run() error {
 		if weaken == nil {
 			return errors.New("-weaken needs a build with -tags leaseguard_weaken")
 		}
-		if err := weaken(m, *part); err != nil {
-			return err
+		for _, p := range strings.Split(*part, ",") {
+			if err := weaken(m, p); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -95,10 +100,16 @@ func run() error {
 	for ctx.Err() == nil {
 		err := m.Hold(ctx, func(ctx context.Context, t *leasepkg.Term) error {
 			say("acq %d", t.Lease().Epoch)
-			for ctx.Err() == nil {
-				w.write(ctx, t.Lease())
-				pause(ctx, *pace)
+			var wg sync.WaitGroup
+			for range max(*nw, 1) {
+				wg.Go(func() {
+					for ctx.Err() == nil {
+						w.write(ctx, t.Lease())
+						pause(ctx, *pace)
+					}
+				})
 			}
+			wg.Wait()
 			return nil
 		})
 		if err != nil && ctx.Err() == nil {
@@ -114,13 +125,12 @@ type writer struct {
 	pool *pgxpool.Pool
 	id   string
 	hold time.Duration
-	seq  int
+	seq  atomic.Int64
 }
 
 // write appends one order under l and prints its outcome.
 func (w *writer) write(ctx context.Context, l leasepkg.Lease) {
-	w.seq++
-	o := leasepkg.Order{Key: fmt.Sprintf("%s-%d", w.id, w.seq), Payload: w.id}
+	o := leasepkg.Order{Key: fmt.Sprintf("%s-%d", w.id, w.seq.Add(1)), Payload: w.id}
 	var err error
 	if w.hold > 0 {
 		err = w.writeTx(ctx, l, o)

@@ -1,0 +1,207 @@
+package leasepkg
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// leaseColumns and orderColumns are the columns the package's statements
+// read and write, with their types as format_type spells them. Every one
+// must be NOT NULL.
+var (
+	leaseColumns = []column{
+		{"name", "text"},
+		{"holder", "text"},
+		{"epoch", "bigint"},
+		{"expires_at", "timestamp with time zone"},
+	}
+	orderColumns = []column{
+		{"lease_name", "text"},
+		{"epoch", "bigint"},
+		{"holder", "text"},
+		{"order_key", "text"},
+		{"payload", "text"},
+	}
+)
+
+type column struct{ name, typ string }
+
+// columnsSQL lists a table's columns: name, type, NOT NULL. $1 the table.
+const columnsSQL = `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull
+  FROM pg_attribute a
+ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`
+
+// uniqueKeysSQL lists the key columns of a table's unique indexes that make
+// their columns key columns for row locking: valid, not partial, not on
+// expressions. PostgreSQL lets an update of any other column proceed beside
+// a FOR KEY SHARE lock. One row per index, its key columns in order. $1 the
+// table.
+const uniqueKeysSQL = `SELECT array_agg(a.attname::text ORDER BY k.n)
+  FROM pg_index i
+ CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+ WHERE i.indrelid = to_regclass($1)
+   AND i.indisunique AND i.indisvalid
+   AND i.indpred IS NULL AND i.indexprs IS NULL
+   AND k.n <= i.indnkeyatts
+ GROUP BY i.indexrelid`
+
+// querier is what the schema check needs of a pool, a connection or a
+// transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// CheckSchema verifies that the lease and order tables, and the session's
+// default isolation level, are as the fence needs them: the columns with their types and NOT NULL, a unique index on
+// the lease name alone, a unique index whose key columns include the epoch
+// (so that an epoch change conflicts with a fenced write's FOR KEY SHARE
+// whatever statement makes it), and a unique index on the order key alone.
+// A table that differs returns an error wrapping ErrSchema that says what
+// differs; a default_transaction_isolation other than read committed (a lone
+// fenced statement is its own transaction at that level) one wrapping
+// ErrIsolation. [Open] and [Manager.Migrate] call it; the context governs the
+// catalog queries.
+func (m *Manager) CheckSchema(ctx context.Context) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	return checkSchema(ctx, m.pool)
+}
+
+func checkSchema(ctx context.Context, q querier) error {
+	var problems []string
+	for _, t := range []struct {
+		table   string
+		columns []column
+	}{
+		{"worker_leases", leaseColumns},
+		{"orders", orderColumns},
+	} {
+		p, err := checkTable(ctx, q, t.table, t.columns)
+		if err != nil {
+			return fmt.Errorf("check lease schema: %w", err)
+		}
+		problems = append(problems, p...)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrSchema, strings.Join(problems, "; "))
+	}
+	rows, err := q.Query(ctx, `SELECT current_setting('default_transaction_isolation')`)
+	if err != nil {
+		return fmt.Errorf("check lease schema: %w", err)
+	}
+	iso, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("check lease schema: %w", err)
+	}
+	if iso != readCommittedName {
+		return fmt.Errorf("%w: default_transaction_isolation is %s, so a lone fenced statement would read the lease row as of a snapshot", ErrIsolation, iso)
+	}
+	return nil
+}
+
+// readCommitted is the isolation of the package's own transactions, whatever
+// the session's default: a fence must read the lease row as it is now.
+var readCommitted = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+
+// readCommittedName is how current_setting spells READ COMMITTED.
+const readCommittedName = "read committed"
+
+// isolationError is the error for a fenced statement in a transaction at
+// isolation level iso.
+func isolationError(iso string) error {
+	return fmt.Errorf("%w: the transaction is %s", ErrIsolation, iso)
+}
+
+// checkTable returns what is wrong with table: missing or mistyped
+// columns, and missing unique indexes.
+func checkTable(ctx context.Context, q querier, table string, want []column) ([]string, error) {
+	rows, err := q.Query(ctx, columnsSQL, table)
+	if err != nil {
+		return nil, err
+	}
+	type col struct {
+		typ     string
+		notNull bool
+	}
+	have := map[string]col{}
+	var name string
+	var c col
+	_, err = pgx.ForEachRow(rows, []any{&name, &c.typ, &c.notNull}, func() error {
+		have[name] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(have) == 0 {
+		return []string{"table " + table + " does not exist (run Migrate)"}, nil
+	}
+	var problems []string
+	for _, w := range want {
+		h, ok := have[w.name]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s has no column %s", table, w.name))
+		case h.typ != w.typ:
+			problems = append(problems, fmt.Sprintf("%s.%s is %s, want %s", table, w.name, h.typ, w.typ))
+		case !h.notNull:
+			problems = append(problems, fmt.Sprintf("%s.%s is nullable, want NOT NULL", table, w.name))
+		}
+	}
+
+	rows, err = q.Query(ctx, uniqueKeysSQL, table)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[[]string])
+	if err != nil {
+		return nil, err
+	}
+	exactly := func(cols ...string) bool {
+		for _, k := range keys {
+			if strings.Join(k, ",") == strings.Join(cols, ",") {
+				return true
+			}
+		}
+		return false
+	}
+	covers := func(col string) bool {
+		for _, k := range keys {
+			for _, c := range k {
+				if c == col {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch table {
+	case "worker_leases":
+		if !exactly("name") {
+			problems = append(problems, "worker_leases has no unique index on (name) alone: acquisition relies on it")
+		}
+		if !covers("epoch") {
+			problems = append(problems, "worker_leases has no unique index covering epoch (valid, not partial, not on expressions), "+
+				"so an epoch change does not conflict with a fenced write's FOR KEY SHARE: add UNIQUE (name, epoch)")
+		}
+	case "orders":
+		if !exactly("order_key") {
+			problems = append(problems, "orders has no unique index on (order_key) alone: order keys would not be idempotent")
+		}
+	}
+	return problems, nil
+}
+
+// leaseTableExists says whether worker_leases resolves on the search path.
+func leaseTableExists(ctx context.Context, q querier) (bool, error) {
+	rows, err := q.Query(ctx, `SELECT to_regclass('worker_leases') IS NOT NULL`)
+	if err != nil {
+		return false, err
+	}
+	return pgx.CollectExactlyOneRow(rows, pgx.RowTo[bool])
+}
