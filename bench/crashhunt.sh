@@ -18,8 +18,9 @@
 # "failed prerequisites"). Exits 1 if any module had a failure.
 #
 # LEASEGUARD names the tool to run (default: built from this checkout).
-# Every run defeats the vet result cache with a salted copy of the tool, so
-# that every unit runs again. Logs: $LEASEGUARD_BENCH_DIR/crashhunt/.
+# Each module defeats the vet result cache with a freshly salted copy of
+# the tool, so that all of its units run, its dependencies' included, and
+# the figures do not depend on which modules ran before. Logs: $LEASEGUARD_BENCH_DIR/crashhunt/.
 set -eu
 [ $# -gt 0 ] || set -- std github.com/jackc/pgx/v5@v5.13.0 github.com/riverqueue/river@v0.51.2 \
 	github.com/jmoiron/sqlx@v1.4.0 gorm.io/gorm@v1.31.2
@@ -27,20 +28,25 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${LEASEGUARD_BENCH_DIR:-${TMPDIR:-/tmp}/leaseguard-bench}/crashhunt
 mkdir -p "$out/bin"
 
-# 1. The tool, salted, behind a wrapper that records each unit's exit
-#    status, whether it ran for facts only, and its package.
+# 1. The tool, salted afresh for each module, behind a wrapper that
+#    records each unit's exit status, whether it ran for facts only, and
+#    its package.
 if [ -n "${LEASEGUARD:-}" ]; then
 	tool=$LEASEGUARD
 else
 	tool=$out/bin/leaseguard
 	(cd "$root" && go build -o "$tool" ./cmd/leaseguard)
 fi
-s=$(date +%s%N)-$$
-salted=$out/bin/leaseguard-$s
-wrapper=$out/bin/wrap-$s
+
+salted=$out/bin/leaseguard-salted-$$
+wrapper=$out/bin/wrap-$$
 trap 'rm -f "$salted" "$wrapper"' EXIT
-cp "$tool" "$salted"
-printf '\nsalt %s\n' "$s" >>"$salted"
+# salt gives the tool a new identity, so that go vet's cache misses: each
+# module's units, its dependencies' included, all run again.
+salt() {
+	cp "$tool" "$salted"
+	printf '\nsalt %s-%s\n' "$(date +%s%N)" "$$" >>"$salted"
+}
 cat >"$wrapper" <<WRAP
 #!/bin/sh
 for last; do :; done
@@ -65,6 +71,7 @@ for m in "$@"; do
 	log=$out/$name.log
 	units=$out/$name.units
 	: >"$units"
+	salt
 	if [ "$m" = std ]; then
 		dir=$out/std # outside any module: go vet std
 		mkdir -p "$dir"
