@@ -306,10 +306,50 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		}
 	}
 
+	// 3. Function literals passed to the call: the callee is expected to
+	// run them (timeoututil.WithTimeout(ctx, d, name, func(ctx) { ... }),
+	// errgroup's Go, a transaction helper's callback), so a literal that
+	// executes SQL makes the call execute SQL. What the literal's own
+	// arguments are is not known here; what it captures is.
+	for _, a := range common.Args {
+		if mc, ok := a.(*ssa.MakeClosure); ok {
+			if name, ok := f.closureSQL(mc, instr); ok {
+				result = sqlResult(result, via)
+				f.runsSQL(instr, name)
+			}
+		}
+	}
+	if mc, ok := common.Value.(*ssa.MakeClosure); ok && !common.IsInvoke() {
+		f.closureSQL(mc, instr) // a literal called where it is written
+	}
+
 	if v := instr.Value(); v != nil {
 		return f.set(v, result)
 	}
 	return false
+}
+
+// closureSQL reports whether the function literal that mc makes executes
+// SQL, and names its first SQL call. The parameters of the function being
+// analysed that the literal captures and passes to SQL are recorded as
+// reaching SQL; a clock value it captures is reported inside the literal,
+// which sees it as a free variable, not here.
+func (f *flow) closureSQL(mc *ssa.MakeClosure, at ssa.Instruction) (string, bool) {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok {
+		return "", false
+	}
+	f.c.reads(fn)
+	s := f.c.sums[fn]
+	if s == nil || !s.sql {
+		return "", false
+	}
+	for j, b := range mc.Bindings {
+		if i := len(fn.Params) + j; i < 64 && s.params&(1<<i) != 0 {
+			f.params |= uint64(union(f.get(b, at), f.fieldsOf(b)).l & paramBits)
+		}
+	}
+	return s.name, true
 }
 
 // sqlResult is the result of an SQL-executing call: a clock only when the
@@ -376,6 +416,9 @@ func (f *flow) finish() []finding {
 		if s.returns == nil {
 			s.returns = f.returns
 		}
+		if f.sql && !s.sql {
+			s.name = f.firstSQL()
+		}
 		s.sql = s.sql || f.sql
 		s.params |= f.params
 	}
@@ -384,6 +427,16 @@ func (f *flow) finish() []finding {
 		out = append(out, fd)
 	}
 	return out
+}
+
+// firstSQL names the SQL call of the function's first block that runs one.
+func (f *flow) firstSQL() string {
+	for _, b := range f.fn.Blocks {
+		if name, ok := f.sqlBlocks[b]; ok {
+			return name
+		}
+	}
+	return ""
 }
 
 // controls reports whether the branch at the end of b controls an SQL
