@@ -252,10 +252,19 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	}
 	via := f.c.returnsClock(callee, obj)
 	switch desc, read := f.c.clockRead(obj); {
-	case via != "":
-		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: via + " via " + shortName(obj)}}}
-	case read:
+	case via != "", read:
+		// A function known to return a clock value, or a clock read. Its
+		// result derives from its arguments as well: time.Until(deadline)
+		// with a deadline set from the clock elsewhere decides what both
+		// reads decide.
+		if via != "" {
+			desc = via + " via " + shortName(obj)
+		}
 		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
+		params := obj.Signature().Params().Len()
+		for _, a := range common.Args[len(common.Args)-params:] {
+			result = union(result, f.get(a, instr))
+		}
 	case schedules(obj):
 		// A timer or a deadline schedules; it does not decide.
 	case callee == nil && !common.IsInvoke() && f.get(common.Value, instr).l&clockFunc != 0:

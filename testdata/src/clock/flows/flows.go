@@ -336,3 +336,24 @@ func stopsRenewing(ctx context.Context, deadline time.Time) {
 		}
 	}
 }
+
+// An expiry instant set from the clock where a key was seen, and tested
+// with time.Until where the key is deleted: the subtraction derives from
+// both reads, so both decide the delete.
+
+type entry struct {
+	revision  int64
+	expiredAt time.Time
+}
+
+func saveEntry(store map[string]*entry, key string, ttl time.Duration) {
+	store[key] = &entry{expiredAt: time.Now().Add(ttl)} // want `time.Now decides whether Exec runs`
+}
+
+func expireEntry(ctx context.Context, store map[string]*entry, key string) {
+	e := store[key]
+	if time.Until(e.expiredAt) > 0 { // want `time.Until decides whether Exec runs`
+		return
+	}
+	pool.Exec(ctx, `DELETE FROM kv WHERE name = $1 AND revision = $2`, key, e.revision)
+}
