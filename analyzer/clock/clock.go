@@ -179,6 +179,7 @@ type summary struct {
 	sql     bool    // executes SQL
 	params  uint64  // parameters (then free variables) that reach SQL arguments
 	name    string  // the first SQL call's name, for messages
+	results uint64  // parameters (then free variables) that its results derive from
 }
 
 type checker struct {
@@ -191,7 +192,8 @@ type checker struct {
 	// the packages analysed for facts alone (see facts).
 	fieldFlow bool
 
-	sums map[*ssa.Function]*summary
+	sums  map[*ssa.Function]*summary
+	local map[*ssa.Function]bool // the functions whose bodies the fixpoint analyses
 	// Package-wide stores, so that a clock stored in a field (or a global)
 	// in one function is seen where another function loads it.
 	fields  map[fieldKey]labelled // clock bits only
@@ -267,7 +269,9 @@ func (c *checker) summarize(info *buildssa.SSA) []finding {
 	c.read = make(map[dependency]bool)
 	c.queued = make(map[*ssa.Function]bool)
 	fns := lazyssa.Funcs(info)
+	c.local = make(map[*ssa.Function]bool, len(fns))
 	for _, fn := range fns {
+		c.local[fn] = fn.Blocks != nil
 		c.enqueue(fn)
 	}
 	found := make(map[*ssa.Function][]finding)

@@ -24,6 +24,7 @@ type flow struct {
 	sql       bool
 	params    uint64
 	returns   *source
+	results   uint64                     // parameters (then free variables) that the results derive from
 	sqlBlocks map[*ssa.BasicBlock]string // blocks that run SQL, and the call's name
 	structs   map[ssa.Value]labelled     // structs, what their fields were stored from
 	found     map[finding]bool
@@ -85,7 +86,12 @@ func (f *flow) step(instr ssa.Instruction) bool {
 		return f.set(in, union(f.get(in.X, in), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
 	case *ssa.Return:
 		for _, r := range in.Results {
-			if l := f.get(r, in); l.l&clockRead != 0 && f.returns == nil {
+			l := f.get(r, in)
+			// A struct returned carries the parameters its fields were
+			// set from (a constructor); its clock, as in an argument, only
+			// when set in the caller (see clock/limitations).
+			f.results |= uint64(union(l, f.fieldsOf(r)).l & paramBits)
+			if l.l&clockRead != 0 && f.returns == nil {
 				if reads := l.reads(); len(reads) > 0 {
 					f.returns = &reads[0]
 				}
@@ -261,6 +267,10 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 			desc = via + " via " + shortName(obj)
 		}
 		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
+		if l, ok := f.localResult(common, callee, instr); ok {
+			result = union(result, l)
+			break
+		}
 		params := obj.Signature().Params().Len()
 		for _, a := range common.Args[len(common.Args)-params:] {
 			result = union(result, f.get(a, instr))
@@ -277,9 +287,15 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		}
 		result = labelled{l: clockRead, srcs: srcs}
 	default:
-		// A call with nothing known about it: its result derives from
-		// its arguments (t.Add(d), fmt.Sprintf, pgx.CopyFromRows).
-		result = args
+		// A function of this package: its result derives from the
+		// arguments its summary says it does. A call with nothing known
+		// about it: from all its arguments (t.Add(d), fmt.Sprintf,
+		// pgx.CopyFromRows).
+		if l, ok := f.localResult(common, callee, instr); ok {
+			result = l
+		} else {
+			result = args
+		}
 	}
 
 	// 2. Sinks: the arguments of SQL calls, and of functions that pass
@@ -336,6 +352,37 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		return f.set(v, result)
 	}
 	return false
+}
+
+// localResult returns what the result of a call of callee derives from,
+// when callee is a function of the package whose body the fixpoint
+// analyses: the arguments, and the values a function literal captures,
+// that its summary says its results derive from. A result computed from a
+// parameter only for a log line (a stack trace built with the receiver's
+// buffer size) does not carry that parameter's clock.
+func (f *flow) localResult(common *ssa.CallCommon, callee *ssa.Function, at ssa.Instruction) (labelled, bool) {
+	if callee == nil || !f.c.local[callee] {
+		return labelled{}, false
+	}
+	f.c.reads(callee)
+	var results uint64
+	if s := f.c.sums[callee]; s != nil {
+		results = s.results
+	}
+	var l labelled
+	for i, a := range common.Args {
+		if i < 64 && results&(1<<i) != 0 {
+			l = union(l, f.get(a, at))
+		}
+	}
+	if mc, ok := common.Value.(*ssa.MakeClosure); ok {
+		for j, b := range mc.Bindings {
+			if i := len(callee.Params) + j; i < 64 && results&(1<<i) != 0 {
+				l = union(l, f.get(b, at))
+			}
+		}
+	}
+	return l, true
 }
 
 // closureSQL reports whether the function literal that mc makes executes
@@ -420,7 +467,7 @@ func (f *flow) finish() []finding {
 	}
 
 	s := f.c.summary(f.fn)
-	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 {
+	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 || f.results&^s.results != 0 {
 		f.c.changed(f.fn)
 		if s.returns == nil {
 			s.returns = f.returns
@@ -430,6 +477,7 @@ func (f *flow) finish() []finding {
 		}
 		s.sql = s.sql || f.sql
 		s.params |= f.params
+		s.results |= f.results
 	}
 	var out []finding
 	for fd := range f.found {

@@ -357,3 +357,31 @@ func expireEntry(ctx context.Context, store map[string]*entry, key string) {
 	}
 	pool.Exec(ctx, `DELETE FROM kv WHERE name = $1 AND revision = $2`, key, e.revision)
 }
+
+// A helper of the package whose result derives from its parameter carries
+// the clock through: a time formatted for SQL stays a clock value.
+
+func formatted(t time.Time, layout string) string { return t.Format(layout) }
+
+func throughFormat(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", formatted(time.Now(), time.RFC3339)) // want `time.Now flows into an argument of Exec`
+}
+
+// A constructor of the package returns a struct whose field it set from a
+// parameter: the caller's clock is in the field.
+
+type term struct {
+	holder string
+	until  time.Time
+}
+
+func newTerm(holder string, started time.Time) term {
+	t := term{holder: holder}
+	t.until = started.Add(time.Minute)
+	return t
+}
+
+func termUntil(ctx context.Context) {
+	t := newTerm("a", time.Now()) // want `time.Now flows into an argument of Exec`
+	pool.Exec(ctx, renew, t.holder, t.until)
+}
