@@ -35,7 +35,8 @@ its value reaches an argument or the SQL text of a call that executes SQL,
 or decides a branch that controls whether such a call runs. Every method of
 an interface named by -clock.sql-interfaces, or whose doc comment carries
 //leaseguard:sql, executes SQL with all its arguments; a struct argument
-carries what its fields were set from.
+carries what its fields were set from. A call that is given a function
+literal which executes SQL executes SQL: the callee is expected to run it.
 
 Values that feed only logs, metrics, latency measurements or errors are not
 reported. Timers, tickers, time.Sleep, time.After and context deadlines
@@ -176,7 +177,9 @@ func (a sources) union(b sources) sources {
 type summary struct {
 	returns *source // non-nil: the result derives from this clock read
 	sql     bool    // executes SQL
-	params  uint64  // parameters that reach SQL arguments
+	params  uint64  // parameters (then free variables) that reach SQL arguments
+	name    string  // the first SQL call's name, for messages
+	results uint64  // parameters (then free variables) that its results derive from
 }
 
 type checker struct {
@@ -189,7 +192,8 @@ type checker struct {
 	// the packages analysed for facts alone (see facts).
 	fieldFlow bool
 
-	sums map[*ssa.Function]*summary
+	sums  map[*ssa.Function]*summary
+	local map[*ssa.Function]bool // the functions whose bodies the fixpoint analyses
 	// Package-wide stores, so that a clock stored in a field (or a global)
 	// in one function is seen where another function loads it.
 	fields  map[fieldKey]labelled // clock bits only
@@ -265,7 +269,9 @@ func (c *checker) summarize(info *buildssa.SSA) []finding {
 	c.read = make(map[dependency]bool)
 	c.queued = make(map[*ssa.Function]bool)
 	fns := lazyssa.Funcs(info)
+	c.local = make(map[*ssa.Function]bool, len(fns))
 	for _, fn := range fns {
+		c.local[fn] = fn.Blocks != nil
 		c.enqueue(fn)
 	}
 	found := make(map[*ssa.Function][]finding)
@@ -350,9 +356,16 @@ func (c *checker) analyze(fn *ssa.Function) []finding {
 			f.vals[p] = labelled{l: labels(1) << i}
 		}
 	}
-	for _, fv := range fn.FreeVars {
+	// A free variable has the bit that follows the parameters': a function
+	// literal's summary says which of the variables it captures reach SQL,
+	// so that a function passing it to a call can map them back to its own
+	// values (see flow.closureArgs).
+	for j, fv := range fn.FreeVars {
 		c.reads(fv)
 		f.vals[fv] = c.frees[fv]
+		if i := len(fn.Params) + j; i < 62 {
+			f.vals[fv] = union(f.vals[fv], labelled{l: labels(1) << i})
+		}
 	}
 	for again := true; again; {
 		again = false

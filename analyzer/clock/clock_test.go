@@ -27,6 +27,7 @@ func TestClock(t *testing.T) {
 		{"facts carried between a package's functions", nil, []string{"example.com/clockspread", "example.com/clockinit"}},
 		{"flows it knowingly misses", nil, []string{"clock/limitations"}},
 		{"interfaces that execute SQL", func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, []string{"example.com/repo", "clock/repository"}},
+		{"function literals passed to a call", func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, []string{"clock/literals"}},
 		{"a clock named by setting", func(c *config.Config) { c.Clock.Funcs = config.Patterns{"clock/extra.Ticks"} }, []string{"clock/extra"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

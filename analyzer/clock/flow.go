@@ -24,6 +24,7 @@ type flow struct {
 	sql       bool
 	params    uint64
 	returns   *source
+	results   uint64                     // parameters (then free variables) that the results derive from
 	sqlBlocks map[*ssa.BasicBlock]string // blocks that run SQL, and the call's name
 	structs   map[ssa.Value]labelled     // structs, what their fields were stored from
 	found     map[finding]bool
@@ -85,7 +86,12 @@ func (f *flow) step(instr ssa.Instruction) bool {
 		return f.set(in, union(f.get(in.X, in), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
 	case *ssa.Return:
 		for _, r := range in.Results {
-			if l := f.get(r, in); l.l&clockRead != 0 && f.returns == nil {
+			l := f.get(r, in)
+			// A struct returned carries the parameters its fields were
+			// set from (a constructor); its clock, as in an argument, only
+			// when set in the caller (see clock/limitations).
+			f.results |= uint64(union(l, f.fieldsOf(r)).l & paramBits)
+			if l.l&clockRead != 0 && f.returns == nil {
 				if reads := l.reads(); len(reads) > 0 {
 					f.returns = &reads[0]
 				}
@@ -252,10 +258,23 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	}
 	via := f.c.returnsClock(callee, obj)
 	switch desc, read := f.c.clockRead(obj); {
-	case via != "":
-		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: via + " via " + shortName(obj)}}}
-	case read:
+	case via != "", read:
+		// A function known to return a clock value, or a clock read. Its
+		// result derives from its arguments as well: time.Until(deadline)
+		// with a deadline set from the clock elsewhere decides what both
+		// reads decide.
+		if via != "" {
+			desc = via + " via " + shortName(obj)
+		}
 		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
+		if l, ok := f.localResult(common, callee, instr); ok {
+			result = union(result, l)
+			break
+		}
+		params := obj.Signature().Params().Len()
+		for _, a := range common.Args[len(common.Args)-params:] {
+			result = union(result, f.get(a, instr))
+		}
 	case schedules(obj):
 		// A timer or a deadline schedules; it does not decide.
 	case callee == nil && !common.IsInvoke() && f.get(common.Value, instr).l&clockFunc != 0:
@@ -268,9 +287,15 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		}
 		result = labelled{l: clockRead, srcs: srcs}
 	default:
-		// A call with nothing known about it: its result derives from
-		// its arguments (t.Add(d), fmt.Sprintf, pgx.CopyFromRows).
-		result = args
+		// A function of this package: its result derives from the
+		// arguments its summary says it does. A call with nothing known
+		// about it: from all its arguments (t.Add(d), fmt.Sprintf,
+		// pgx.CopyFromRows).
+		if l, ok := f.localResult(common, callee, instr); ok {
+			result = l
+		} else {
+			result = args
+		}
 	}
 
 	// 2. Sinks: the arguments of SQL calls, and of functions that pass
@@ -306,10 +331,81 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		}
 	}
 
+	// 3. Function literals passed to the call: the callee is expected to
+	// run them (timeoututil.WithTimeout(ctx, d, name, func(ctx) { ... }),
+	// errgroup's Go, a transaction helper's callback), so a literal that
+	// executes SQL makes the call execute SQL. What the literal's own
+	// arguments are is not known here; what it captures is.
+	for _, a := range common.Args {
+		if mc, ok := a.(*ssa.MakeClosure); ok {
+			if name, ok := f.closureSQL(mc, instr); ok {
+				result = sqlResult(result, via)
+				f.runsSQL(instr, name)
+			}
+		}
+	}
+	if mc, ok := common.Value.(*ssa.MakeClosure); ok && !common.IsInvoke() {
+		f.closureSQL(mc, instr) // a literal called where it is written
+	}
+
 	if v := instr.Value(); v != nil {
 		return f.set(v, result)
 	}
 	return false
+}
+
+// localResult returns what the result of a call of callee derives from,
+// when callee is a function of the package whose body the fixpoint
+// analyses: the arguments, and the values a function literal captures,
+// that its summary says its results derive from. A result computed from a
+// parameter only for a log line (a stack trace built with the receiver's
+// buffer size) does not carry that parameter's clock.
+func (f *flow) localResult(common *ssa.CallCommon, callee *ssa.Function, at ssa.Instruction) (labelled, bool) {
+	if callee == nil || !f.c.local[callee] {
+		return labelled{}, false
+	}
+	f.c.reads(callee)
+	var results uint64
+	if s := f.c.sums[callee]; s != nil {
+		results = s.results
+	}
+	var l labelled
+	for i, a := range common.Args {
+		if i < 64 && results&(1<<i) != 0 {
+			l = union(l, f.get(a, at))
+		}
+	}
+	if mc, ok := common.Value.(*ssa.MakeClosure); ok {
+		for j, b := range mc.Bindings {
+			if i := len(callee.Params) + j; i < 64 && results&(1<<i) != 0 {
+				l = union(l, f.get(b, at))
+			}
+		}
+	}
+	return l, true
+}
+
+// closureSQL reports whether the function literal that mc makes executes
+// SQL, and names its first SQL call. The parameters of the function being
+// analysed that the literal captures and passes to SQL are recorded as
+// reaching SQL; a clock value it captures is reported inside the literal,
+// which sees it as a free variable, not here.
+func (f *flow) closureSQL(mc *ssa.MakeClosure, at ssa.Instruction) (string, bool) {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok {
+		return "", false
+	}
+	f.c.reads(fn)
+	s := f.c.sums[fn]
+	if s == nil || !s.sql {
+		return "", false
+	}
+	for j, b := range mc.Bindings {
+		if i := len(fn.Params) + j; i < 64 && s.params&(1<<i) != 0 {
+			f.params |= uint64(union(f.get(b, at), f.fieldsOf(b)).l & paramBits)
+		}
+	}
+	return s.name, true
 }
 
 // sqlResult is the result of an SQL-executing call: a clock only when the
@@ -371,19 +467,33 @@ func (f *flow) finish() []finding {
 	}
 
 	s := f.c.summary(f.fn)
-	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 {
+	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 || f.results&^s.results != 0 {
 		f.c.changed(f.fn)
 		if s.returns == nil {
 			s.returns = f.returns
 		}
+		if f.sql && !s.sql {
+			s.name = f.firstSQL()
+		}
 		s.sql = s.sql || f.sql
 		s.params |= f.params
+		s.results |= f.results
 	}
 	var out []finding
 	for fd := range f.found {
 		out = append(out, fd)
 	}
 	return out
+}
+
+// firstSQL names the SQL call of the function's first block that runs one.
+func (f *flow) firstSQL() string {
+	for _, b := range f.fn.Blocks {
+		if name, ok := f.sqlBlocks[b]; ok {
+			return name
+		}
+	}
+	return ""
 }
 
 // controls reports whether the branch at the end of b controls an SQL

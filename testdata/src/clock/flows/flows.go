@@ -336,3 +336,52 @@ func stopsRenewing(ctx context.Context, deadline time.Time) {
 		}
 	}
 }
+
+// An expiry instant set from the clock where a key was seen, and tested
+// with time.Until where the key is deleted: the subtraction derives from
+// both reads, so both decide the delete.
+
+type entry struct {
+	revision  int64
+	expiredAt time.Time
+}
+
+func saveEntry(store map[string]*entry, key string, ttl time.Duration) {
+	store[key] = &entry{expiredAt: time.Now().Add(ttl)} // want `time.Now decides whether Exec runs`
+}
+
+func expireEntry(ctx context.Context, store map[string]*entry, key string) {
+	e := store[key]
+	if time.Until(e.expiredAt) > 0 { // want `time.Until decides whether Exec runs`
+		return
+	}
+	pool.Exec(ctx, `DELETE FROM kv WHERE name = $1 AND revision = $2`, key, e.revision)
+}
+
+// A helper of the package whose result derives from its parameter carries
+// the clock through: a time formatted for SQL stays a clock value.
+
+func formatted(t time.Time, layout string) string { return t.Format(layout) }
+
+func throughFormat(ctx context.Context) {
+	pool.Exec(ctx, renew, "a", formatted(time.Now(), time.RFC3339)) // want `time.Now flows into an argument of Exec`
+}
+
+// A constructor of the package returns a struct whose field it set from a
+// parameter: the caller's clock is in the field.
+
+type term struct {
+	holder string
+	until  time.Time
+}
+
+func newTerm(holder string, started time.Time) term {
+	t := term{holder: holder}
+	t.until = started.Add(time.Minute)
+	return t
+}
+
+func termUntil(ctx context.Context) {
+	t := newTerm("a", time.Now()) // want `time.Now flows into an argument of Exec`
+	pool.Exec(ctx, renew, t.holder, t.until)
+}

@@ -18,6 +18,7 @@ type LeaderElectParams struct {
 
 // Executor runs the driver's queries.
 type Executor interface {
+	Begin(ctx context.Context) (ExecutorTx, error)
 	LeaderAttemptReelect(ctx context.Context, params *LeaderElectParams) (bool, error)
 	LeaderResign(ctx context.Context, params *LeaderElectParams) (bool, error)
 }
