@@ -133,7 +133,7 @@ func TestCampaign(t *testing.T) {
 		var ran atomic.Bool
 		done := make(chan error, 1)
 		go func() {
-			done <- d.manager("b", fast).Campaign(ctx, func(ctx context.Context, term *leasepkg.Term) error {
+			done <- d.manager("b", fast).Campaign(ctx, func(_ context.Context, term *leasepkg.Term) error {
 				ran.Store(true)
 				if got := term.Lease(); got.Epoch != la.Epoch+1 || got.Holder != "b" {
 					t.Errorf("campaign acquired %v, want epoch %d held by b", got, la.Epoch+1)

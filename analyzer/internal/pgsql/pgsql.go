@@ -291,7 +291,7 @@ func (p *Parsed) ErrorOffset() int {
 	}
 	// The parser counts characters from 1; offsets are bytes.
 	off := 0
-	for n := 1; n < int(pe.Cursorpos) && off < len(p.Src); n++ {
+	for n := 1; n < pe.Cursorpos && off < len(p.Src); n++ {
 		_, size := utf8.DecodeRuneInString(p.Src[off:])
 		off += size
 	}
