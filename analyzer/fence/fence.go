@@ -472,7 +472,9 @@ func (c *checker) learn(sites []*site) *names {
 				if n.counts(i.OnConflictClause.TargetList) {
 					n.epochCounted[i.Relation.Relname] = true
 				}
-				n.keyed[i.Relation.Relname] = true
+				if setsColumn(i.Cols, n.holder) {
+					n.keyed[i.Relation.Relname] = true // an acquisition by key
+				}
 			}
 			return true
 		})

@@ -23,7 +23,7 @@ type names struct {
 
 	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
 	epochCounted map[string]bool // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)
-	keyed        map[string]bool // lease tables whose rows an INSERT … ON CONFLICT takes by key: a deleted row comes back
+	keyed        map[string]bool // lease tables whose rows an acquisition takes by key (INSERT of the holder … ON CONFLICT): a deleted row comes back
 
 	// display names a relation in a message: its name, or the Go
 	// expression that chose it at run time.
@@ -254,8 +254,8 @@ func (n *names) leaseList() string {
 }
 
 // checkLeaseDelete reports a DELETE or TRUNCATE of a lease table whose
-// epoch the package counts up and whose rows it takes by key (INSERT … ON
-// CONFLICT): the next acquisition of the same name starts the count again,
+// epoch the package counts up and whose rows it acquires by key (an
+// INSERT of the holder … ON CONFLICT): the next acquisition of the same name starts the count again,
 // and a stale holder's token becomes valid again. Without such a counter
 // (no epoch, or one from the clock or a sequence), or where a row never
 // comes back (a job queue's rows, keyed by a serial id), deleting a lease

@@ -26,6 +26,12 @@ func fetch(ctx context.Context) {
 	done(pool.Exec(ctx, fetchSQL, "h"))
 }
 
+// ok: a unique job is inserted once by its unique key, with no holder: an
+// insert by key, not an acquisition that brings a deleted lease back.
+func enqueueUnique(ctx context.Context) {
+	_, _ = pool.Exec(ctx, `INSERT INTO jobs (kind, unique_key) VALUES ($1, $2) ON CONFLICT (unique_key) DO UPDATE SET kind = EXCLUDED.kind`, "k", "u")
+}
+
 // ok: a job's row, keyed by a serial id, never comes back once deleted: no
 // token can be used again.
 func finish(ctx context.Context) {
