@@ -55,7 +55,7 @@ type Parsed struct {
 	SQL   string // the text as written
 	Src   string // the text the parser read
 
-	toks []*pg_query.ScanToken // Src's tokens, nil when Src did not scan
+	toks []*pg_query.ScanToken // Src's tokens, nil when Src did not scan (offsets into Src, never SQL)
 
 	// The parser reads the text with pgx named arguments (@name) turned
 	// into positional parameters; shifts map its offsets back.
@@ -102,6 +102,7 @@ func Parse(sql string) *Parsed {
 		p.Src, p.shifts = namedArgs(sql, p.toks)
 		if p.shifts != nil {
 			if scan, err = pg_query.Scan(p.Src); err != nil {
+				p.toks = nil // the tokens were of the text as written
 				p.Err = err
 				return p
 			}
