@@ -585,6 +585,8 @@ func runPromotion(t *testing.T, primary, standby *pgtest.Server, bins map[string
 	}
 	r.pool = pool
 	r.reset(ctx)
+	// The workers' readers send on it; made before they start.
+	r.acquisitions = make(chan int64, 1)
 	for range spec.workers {
 		r.start()
 	}
@@ -597,7 +599,10 @@ func runPromotion(t *testing.T, primary, standby *pgtest.Server, bins map[string
 	// last commits may not have reached the standby) and promote the
 	// standby.
 	time.Sleep(spec.duration / 2)
-	r.acquisitions = make(chan int64, 1)
+	select { // an acquisition from before the kill is not the one awaited
+	case <-r.acquisitions:
+	default:
+	}
 	if w, _, _ := r.holder(ctx); w != nil {
 		w.signal(syscall.SIGKILL)
 		select {
