@@ -31,20 +31,15 @@ func main() {
 }
 
 func run(ctx context.Context) (err error) {
-	dsn := os.Getenv(leasepkg.EnvDSN)
-	if dsn == "" {
-		srv, err := pgtest.Start(pgtest.Options{})
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if serr := srv.Stop(); err == nil {
-				err = serr
-			}
-		}()
-		dsn = srv.URL("postgres")
-		fmt.Printf("started a throwaway PostgreSQL on %s\n", srv.Addr())
+	dsn, stop, err := pgtest.DSN(leasepkg.EnvDSN)
+	if err != nil {
+		return err
 	}
+	defer func() {
+		if serr := stop(); err == nil {
+			err = serr
+		}
+	}()
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		return err

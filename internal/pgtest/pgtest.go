@@ -173,6 +173,22 @@ func external(raw string) (*Server, error) {
 	return &Server{base: u}, nil
 }
 
+// DSN returns the connection string that the environment variable env
+// names, or else that of a throwaway cluster it starts, saying so on
+// stdout; stop stops that cluster (a no-op for the environment's server).
+// The examples use it to run anywhere.
+func DSN(env string) (dsn string, stop func() error, err error) {
+	if dsn := os.Getenv(env); dsn != "" {
+		return dsn, func() error { return nil }, nil
+	}
+	srv, err := Start(Options{})
+	if err != nil {
+		return "", nil, err
+	}
+	fmt.Printf("started a throwaway PostgreSQL on %s\n", srv.Addr())
+	return srv.URL("postgres"), srv.Stop, nil
+}
+
 // Start initialises and starts a throwaway cluster. The caller stops it with
 // [Server.Stop].
 func Start(opts Options) (*Server, error) {
