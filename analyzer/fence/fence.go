@@ -528,28 +528,29 @@ func (n *names) leaseShape(x *pg_query.Node) (*pg_query.RangeVar, bool) {
 // clock or a sequence, or kept as it was, does not restart.
 func (n *names) counts(targets []*pg_query.Node) bool {
 	for _, t := range targets {
-		rt := t.GetResTarget()
-		if rt == nil || rt.Name != n.epoch {
-			continue
-		}
-		counted := false
-		pgsql.Walk(rt.Val, func(x *pg_query.Node) bool {
-			ae := x.GetAExpr()
-			if ae == nil || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "+" {
-				return true
-			}
-			for _, operand := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
-				if parts := pgsql.Ident(operand); len(parts) > 0 && parts[len(parts)-1] == n.epoch {
-					counted = true
-				}
-			}
-			return !counted
-		})
-		if counted {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == n.epoch && n.adds(rt.Val) {
 			return true
 		}
 	}
 	return false
+}
+
+// adds reports whether val adds to the epoch column (epoch + 1).
+func (n *names) adds(val *pg_query.Node) bool {
+	added := false
+	pgsql.Walk(val, func(x *pg_query.Node) bool {
+		ae := x.GetAExpr()
+		if ae == nil || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "+" {
+			return true
+		}
+		for _, operand := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
+			if parts := pgsql.Ident(operand); len(parts) > 0 && parts[len(parts)-1] == n.epoch {
+				added = true
+			}
+		}
+		return !added
+	})
+	return added
 }
 
 // display names a relation for a message: the Go expression that chose it

@@ -283,6 +283,11 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 		st.lease = max(st.lease, release)
 		return
 	}
+	for _, t := range s.TargetList {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == n.epoch && n.copies(rt.Val, s.Relation, s.WhereClause) {
+			return
+		}
+	}
 	if sets {
 		st.lease = renewal
 	}
@@ -386,16 +391,27 @@ func isString(v *pg_query.Node, s string) bool {
 // acquisition) sets expiry from the database clock.
 func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.InsertStmt) {
 	verb := "INSERT into " + n.display(s.Relation.Relname)
-	col := -1
+	col, epochCol := -1, -1
 	for i, c := range s.Cols {
-		if rt := c.GetResTarget(); rt != nil && rt.Name == n.expiry {
+		switch c.GetResTarget().GetName() {
+		case n.expiry:
 			col = i
+		case n.epoch:
+			epochCol = i
+		}
+	}
+	sel := s.SelectStmt.GetSelectStmt()
+	if s.OnConflictClause == nil && sel != nil && epochCol >= 0 {
+		for _, row := range sel.ValuesLists {
+			if items := row.GetList().GetItems(); epochCol < len(items) && n.copies(items[epochCol], s.Relation, nil) {
+				return
+			}
 		}
 	}
 	if col >= 0 {
 		st.lease = max(st.lease, acquired)
 	}
-	if sel := s.SelectStmt.GetSelectStmt(); sel != nil && col >= 0 {
+	if sel != nil && col >= 0 {
 		for _, row := range sel.ValuesLists {
 			if items := row.GetList().GetItems(); col < len(items) {
 				n.checkExpiryValue(p, st, verb, items[col], -1)
@@ -418,6 +434,30 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 			n.checkRenewal(p, st, verb, s.Relation, oc.WhereClause)
 		}
 	}
+}
+
+// copies reports whether val, written to the epoch column of rel by a
+// statement with condition where, is the epoch as the caller gave it,
+// replacing one the statement does not test: a row copied in (a fixture,
+// an import, a restore), not an acquisition, renewal or takeover, and the
+// rule does not judge its expiry. A takeover that computes the next epoch
+// in Go tests the one it replaces (WHERE epoch = $4); one in SQL adds to
+// it.
+func (n *names) copies(val *pg_query.Node, rel *pg_query.RangeVar, where *pg_query.Node) bool {
+	if n.adds(val) {
+		return false
+	}
+	param := false
+	pgsql.Walk(val, func(x *pg_query.Node) bool {
+		param = param || x.GetParamRef() != nil
+		return !param
+	})
+	if !param {
+		return false
+	}
+	t := newTests(n, rel)
+	t.add(where)
+	return !t.epoch
 }
 
 // checkExpiryValue reports an expiry computed without the database clock.

@@ -61,6 +61,33 @@ func acquireWithProcessExpiry(ctx context.Context, at time.Time) {
 	done(pool.Exec(ctx, `INSERT INTO worker_leases (name, holder, epoch, expires_at) VALUES ($1, $2, 1, $3) ON CONFLICT (name) DO NOTHING`, "a", "h", at)) // want `INSERT into worker_leases sets expires_at from \$3, a time the process chose`
 }
 
+// A takeover that computes the next epoch in Go tests the one it replaces:
+// a lease operation, whose expiry is judged.
+const takeoverInGoSQL = `UPDATE worker_leases
+   SET holder = $2, epoch = $3, expires_at = $4
+ WHERE name = $1 AND epoch = $5 AND expires_at <= clock_timestamp()`
+
+func takeoverComputedInGo(ctx context.Context, at time.Time) {
+	done(pool.Exec(ctx, takeoverInGoSQL, "a", "h", 2, at, 1)) // want `UPDATE of worker_leases sets expires_at from \$4, a time the process chose`
+}
+
+// A row written with the epoch as the caller gave it, replacing one the
+// statement does not test, is a copy (a test fixture, an import, a
+// restore): no acquisition, renewal or takeover, and its expiry is not
+// judged.
+const copyRowSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at) VALUES ($1, $2, coalesce($3::bigint, 0), $4)`
+
+const copyOverSQL = `UPDATE worker_leases
+   SET holder = CASE WHEN $1::boolean THEN $2 ELSE holder END,
+       epoch = CASE WHEN $3::boolean THEN $4 ELSE epoch END,
+       expires_at = CASE WHEN $5::boolean THEN $6 ELSE expires_at END
+ WHERE name = $7`
+
+func copyRow(ctx context.Context, at time.Time) {
+	_, _ = pool.Exec(ctx, copyRowSQL, "a", "h", 7, at)
+	_, _ = pool.Exec(ctx, copyOverSQL, true, "h", true, 7, true, at, "a")
+}
+
 const upsertSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at)
 VALUES ($1, $2, 1, clock_timestamp() + interval '15 seconds')
 ON CONFLICT (name) DO UPDATE SET expires_at = $3`
