@@ -330,8 +330,15 @@ func (c *checker) export() {
 
 // rootDesc returns the clock read a description starts from.
 func rootDesc(desc string) string {
-	root, _, _ := strings.Cut(desc, " via ")
+	root, _, _ := strings.Cut(readName(desc), " via ")
 	return root
+}
+
+// readName returns a description without the function that returned the
+// read.
+func readName(desc string) string {
+	read, _, _ := strings.Cut(desc, " (returned by ")
+	return read
 }
 
 func (c *checker) summary(fn *ssa.Function) *summary {

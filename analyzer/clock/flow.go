@@ -63,7 +63,16 @@ func grew(cur, next labelled) bool {
 func (f *flow) step(instr ssa.Instruction) bool {
 	switch in := instr.(type) {
 	case *ssa.Store:
-		return f.store(in.Addr, f.get(in.Val, in))
+		changed := f.store(in.Addr, f.get(in.Val, in))
+		// A variable that holds a struct, or a pointer to one, holds what
+		// the struct's fields were set from: a function literal may
+		// capture the variable, not the struct.
+		if _, ok := in.Addr.(*ssa.Alloc); ok {
+			if fields := f.fieldsOf(in.Val); fields.l != 0 {
+				changed = f.addFields(in.Addr, fields) || changed
+			}
+		}
+		return changed
 	case *ssa.MapUpdate:
 		return f.set(in.Map, union(f.get(in.Key, in), f.get(in.Value, in)))
 	case *ssa.Send:
@@ -152,15 +161,9 @@ func (f *flow) fieldStored(a *ssa.FieldAddr, val labelled) bool {
 	if val.l == 0 {
 		return false
 	}
-	if f.structs == nil {
-		f.structs = make(map[ssa.Value]labelled)
-	}
 	changed := false
 	for x := a.X; x != nil; {
-		if cur := f.structs[x]; grew(cur, union(cur, val)) {
-			f.structs[x] = union(cur, val)
-			changed = true
-		}
+		changed = f.addFields(x, val) || changed
 		switch y := x.(type) {
 		case *ssa.FieldAddr:
 			x = y.X
@@ -171,6 +174,20 @@ func (f *flow) fieldStored(a *ssa.FieldAddr, val labelled) bool {
 		}
 	}
 	return changed
+}
+
+// addFields records that the fields of the struct that x is, or points
+// to, hold val, and reports whether that changed anything.
+func (f *flow) addFields(x ssa.Value, val labelled) bool {
+	if f.structs == nil {
+		f.structs = make(map[ssa.Value]labelled)
+	}
+	cur := f.structs[x]
+	if !grew(cur, union(cur, val)) {
+		return false
+	}
+	f.structs[x] = union(cur, val)
+	return true
 }
 
 // fieldsOf returns what the fields of the struct that a is, or points to,
@@ -256,8 +273,16 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	} else if common.IsInvoke() {
 		obj = common.Method
 	}
-	via := f.c.returnsClock(callee, obj)
+	via, inner := f.c.returnsClock(callee, obj)
 	switch desc, read := f.c.clockRead(obj); {
+	case inner != nil && !returnsTime(obj):
+		// A function of the package that passes on a read it made (a
+		// struct, a term, a decision built from it): the read is where
+		// the clock is, and is reported there.
+		result = labelled{l: clockRead, srcs: sources{{pos: inner.pos, desc: readName(inner.desc) + " (returned by " + shortName(obj) + ")"}}}
+		if l, ok := f.localResult(common, callee, instr); ok {
+			result = union(result, l)
+		}
 	case via != "", read:
 		// A function known to return a clock value, or a clock read. Its
 		// result derives from its arguments as well: time.Until(deadline)

@@ -72,19 +72,35 @@ func schedules(fn *types.Func) bool {
 
 // returnsClock returns the clock read that fn's result derives from, or "":
 // from this package's summaries, or from a fact about another package's
-// function.
-func (c *checker) returnsClock(callee *ssa.Function, fn *types.Func) string {
+// function. For a function of this package, it also returns the read
+// itself.
+func (c *checker) returnsClock(callee *ssa.Function, fn *types.Func) (string, *source) {
 	if callee != nil {
 		c.reads(callee)
 		if s := c.sums[callee]; s != nil && s.returns != nil {
-			return rootDesc(s.returns.desc)
+			return rootDesc(s.returns.desc), s.returns
 		}
 	}
 	var fact ReturnsClock
 	if fn != nil && fn.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(fn.Origin(), &fact) {
-		return fact.Via
+		return fact.Via, nil
 	}
-	return ""
+	return "", nil
+}
+
+// returnsTime reports whether fn's only result is a time: a clock of the
+// package's own (now(), deadline()), each of whose calls is a read.
+func returnsTime(fn *types.Func) bool {
+	res := fn.Signature().Results()
+	if res.Len() != 1 {
+		return false
+	}
+	t := res.At(0).Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := t.(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "time" && named.Obj().Name() == "Time"
 }
 
 // executesSQL returns what is known of fn's SQL, or nil.

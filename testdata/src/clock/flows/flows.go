@@ -385,3 +385,23 @@ func termUntil(ctx context.Context) {
 	t := newTerm("a", time.Now()) // want `time.Now flows into an argument of Exec`
 	pool.Exec(ctx, renew, t.holder, t.until)
 }
+
+// A function of the package that returns what it built from its own read
+// (a term, a decision) passes the read on: it is reported at the read,
+// which is where a fix goes, naming the function that returned it.
+
+type elector struct{ clock Clock }
+
+func (e *elector) elect(ctx context.Context) (term, error) {
+	started := e.clock.Now() // want `flows.Clock.Now \(returned by flows.elector.elect\) flows into an argument of Exec`
+	_, err := pool.Exec(ctx, `UPDATE leader SET holder = $1`, "a")
+	return newTerm("a", started), err
+}
+
+func (e *elector) lead(ctx context.Context) {
+	t, err := e.elect(ctx)
+	if err != nil {
+		return
+	}
+	pool.Exec(ctx, renew, t.holder, t.until)
+}

@@ -70,6 +70,32 @@ func (e *elector) inline(ctx context.Context, params *driver.LeaderElectParams) 
 	})
 }
 
+// A parameter that a helper puts in a struct of its own, which a literal
+// it passes on hands to the executor, as River's job rescuer does with
+// its stuck horizon.
+func (e *elector) getStuck(ctx context.Context, horizon time.Time) (bool, error) {
+	params := &driver.LeaderElectParams{Name: "stuck", Now: &horizon}
+	return timeout.WithTimeoutV(ctx, time.Second, "stuck", func(ctx context.Context) (bool, error) {
+		return e.exec.LeaderResign(ctx, params)
+	})
+}
+
+func (e *elector) rescue(ctx context.Context, params *driver.LeaderElectParams) (bool, error) {
+	return e.exec.LeaderResign(ctx, params)
+}
+
+func (e *elector) rescuer(ctx context.Context) error {
+	horizon := time.Now().Add(-time.Hour) // want `time.Now flows into an argument of literals.elector.getStuck, which passes it to SQL`
+	if _, err := e.getStuck(ctx, horizon); err != nil {
+		return err
+	}
+	now := time.Now().UTC() // want `time.Now flows into an argument of literals.elector.rescue, which passes it to SQL`
+	params := driver.LeaderElectParams{Name: "rescue"}
+	params.Now = &now
+	_, err := e.rescue(ctx, &params)
+	return err
+}
+
 // Not reported.
 
 // The literal runs no SQL: a clock deciding whether it is passed decides
