@@ -319,13 +319,33 @@ func (c *checker) export() {
 		if !ok || obj.Pkg() != c.pass.Pkg || !obj.Exported() {
 			continue
 		}
-		if s.returns != nil {
+		if s.returns != nil && returnsValue(obj) {
 			c.pass.ExportObjectFact(obj, &ReturnsClock{Via: rootDesc(s.returns.desc)})
 		}
 		if s.sql {
 			c.pass.ExportObjectFact(obj, &ExecutesSQL{Params: s.params})
 		}
 	}
+}
+
+// returnsValue reports whether fn's first result is a value that a clock
+// read can become (a time, a duration, a number, a string), not an object
+// that holds one among its fields (cron.New's *Cron): such an object
+// passed to SQL passes no time.
+func returnsValue(fn *types.Func) bool {
+	res := fn.Signature().Results()
+	if res.Len() == 0 {
+		return false
+	}
+	t := res.At(0).Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" {
+		return true
+	}
+	_, basic := t.Underlying().(*types.Basic)
+	return basic
 }
 
 // rootDesc returns the clock read a description starts from.

@@ -48,6 +48,7 @@ for entry in "$@"; do
 	modules=$(header "$file" module | awk '{print $1}')
 	packages=$(header "$file" packages | tr '\n' ' ')
 	configured=$(header "$file" configured | tr '\n' ' ')
+	tags=$(header "$file" tags | tr '\n' ',' | sed 's/,$//')
 	dir=$out/$entry
 
 	# 2. The scratch module, made anew so that it follows the pins.
@@ -93,7 +94,7 @@ for entry in "$@"; do
 		flags=
 		if [ "$mode" = configured ]; then flags=$configured; fi
 		# shellcheck disable=SC2086 # flags and packages are lists
-		(cd "$dir/mod" && "$out/bin/leaseguard" -json "-lease.packages=$lease" $flags $packages) \
+		(cd "$dir/mod" && GOFLAGS="$GOFLAGS${tags:+ -tags=$tags}" "$out/bin/leaseguard" -json "-lease.packages=$lease" $flags $packages) \
 			>"$dir/$mode.json" 2>"$dir/$mode.err" ||
 			echo "run.sh: $entry $mode: leaseguard exited $? (see $dir/$mode.err)" >&2
 	done

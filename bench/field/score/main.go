@@ -72,8 +72,10 @@ func main() {
 			r := &result{entry: e, mode: mode}
 			findings, err := readFindings(filepath.Join(d, mode+".json"), mods)
 			if err != nil {
-				// A run that failed found nothing: its labels count as
-				// missed, and the failure is said at the top.
+				// A run in which some packages failed is said at the
+				// top; the findings of the packages that loaded are
+				// scored, and the labels of the others count as
+				// missed.
 				r.failed = err.Error()
 			}
 			r.score(findings)
