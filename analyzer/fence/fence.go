@@ -56,10 +56,11 @@ stands in for the Go expression it came from (a table named at run time).`
 // leaseAnalyzer is the analyzer from lease.New on the same cfg.
 func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyzer {
 	a := &analysis.Analyzer{
-		Name:     Name,
-		Doc:      doc,
-		URL:      "https://github.com/leaseguard/leaseguard#fence",
-		Requires: []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
+		Name:      Name,
+		Doc:       doc,
+		URL:       "https://github.com/leaseguard/leaseguard#fence",
+		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
+		FactTypes: []analysis.Fact{new(Renews)},
 	}
 	cfg.Flags(Name, &a.Flags)
 	a.Run = func(pass *analysis.Pass) (any, error) {
@@ -186,6 +187,9 @@ func (c *checker) run(info *buildssa.SSA) {
 			c.checkRows(s, "renewal", "a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease")
 		}
 	}
+
+	// 6. Renewals whose failure the holder does not act on.
+	c.checkRenewalFailures(funcs, c.renewers(sites))
 }
 
 func (c *checker) site(instr ssa.Instruction) *site {

@@ -40,6 +40,7 @@ func TestFence(t *testing.T) {
 		{"another database's SQL", nil, []string{"fence/dialect"}},
 		{"quoted names", func(c *config.Config) { c.Fence.Table = `"Lease"` }, []string{"fence/quoted"}},
 		{"many texts through a helper, and a text too deep to parse", nil, []string{"fence/manytexts"}},
+		{"renewals whose failure is only logged", nil, []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, tc.edit), tc.pkgs...)

@@ -69,6 +69,7 @@ type statement struct {
 	problems []problem // on the lease table: reported whatever the evidence
 	writes   []*write
 	lease    leaseKind
+	renews   bool   // it extends the holder's own lease (an arm tests the holder)
 	fence    *fence // a SELECT that reads the lease row as a fence does, or nil
 }
 
@@ -312,6 +313,7 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 		for _, c := range arm {
 			tests.add(c)
 		}
+		st.renews = st.renews || tests.holder
 		if tests.paramText != "" {
 			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
 				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.Spell(tests.paramLoc, tests.paramText))})

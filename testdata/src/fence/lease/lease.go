@@ -153,7 +153,7 @@ func releases(ctx context.Context) {
 }
 
 // A renewal whose result is dropped never learns that it lost the lease.
-func renewDiscarded(ctx context.Context) error {
+func renewDiscarded(ctx context.Context) error { // want renewDiscarded:"renews a lease"
 	_, err := pool.Exec(ctx, renewSQL, "a", "h", 1, 15000) // want `the result of this renewal is discarded: a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease; compare RowsAffected`
 	return err
 }

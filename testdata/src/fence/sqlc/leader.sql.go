@@ -14,7 +14,7 @@ SET expires_at = now() + $2::interval
 WHERE holder = $1
 `
 
-func (q *Queries) LeaderAttemptReelect(ctx context.Context, holder string, ttl time.Duration) error {
+func (q *Queries) LeaderAttemptReelect(ctx context.Context, holder string, ttl time.Duration) error { // want LeaderAttemptReelect:"renews a lease"
 	_, err := q.db.Exec(ctx, leaderAttemptReelect, holder, ttl) // want `renewal does not test expires_at > clock_timestamp\(\)` `the result of this renewal is discarded`
 	return err
 }

@@ -1,0 +1,349 @@
+package fence
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Renews is the fact that a function renews its holder's lease and returns
+// the renewal's failure as its error result: a store's UpdateLease, or an
+// interface method that such a function implements.
+type Renews struct{}
+
+// AFact marks Renews as a fact.
+func (*Renews) AFact() {}
+
+func (*Renews) String() string { return "renews a lease" }
+
+// renewers returns the functions of the package that send a renewal of
+// the holder's own lease and return an error, and the methods of the
+// package's interfaces that one of them implements; it exports a fact on
+// each, for the packages that call them.
+func (c *checker) renewers(sites []*site) map[*types.Func]bool {
+	out := make(map[*types.Func]bool)
+	for _, s := range sites {
+		if !slices.ContainsFunc(s.stmts, func(ss sent) bool { return ss.st.renews }) {
+			continue
+		}
+		fn := s.call.Parent()
+		for fn.Parent() != nil {
+			fn = fn.Parent() // the function that a literal is written in
+		}
+		if obj, ok := fn.Object().(*types.Func); ok && errorResult(obj.Signature()) >= 0 {
+			out[obj] = true
+		}
+	}
+	// The package's interfaces whose method a renewer implements: the
+	// caller holds the interface (a LockStore), not the store.
+	scope := c.pass.Pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		iface, ok := tn.Type().Underlying().(*types.Interface)
+		if !ok {
+			continue
+		}
+		for m := range iface.Methods() {
+			for r := range out {
+				recv := r.Signature().Recv()
+				if r.Name() != m.Name() || recv == nil || types.IsInterface(recv.Type()) {
+					continue
+				}
+				if types.Implements(recv.Type(), iface) || types.Implements(types.NewPointer(recv.Type()), iface) {
+					out[m] = true
+				}
+			}
+		}
+	}
+	for obj := range out {
+		c.pass.ExportObjectFact(obj, new(Renews))
+	}
+	return out
+}
+
+// errorResult returns the index of sig's last result when it is an error,
+// or -1.
+func errorResult(sig *types.Signature) int {
+	n := sig.Results().Len()
+	if n == 0 || !types.Identical(sig.Results().At(n-1).Type(), types.Universe.Lookup("error").Type()) {
+		return -1
+	}
+	return n - 1
+}
+
+// checkRenewalFailures reports each call of a renewer whose error is
+// discarded, or only logged on a path that goes on as before: a holder
+// whose renewal failed may have lost the lease, and the work it guards
+// goes on unguarded. A failure that is returned, stored, sent, handed to
+// code of the package, or on whose path the function returns, panics,
+// cancels or changes state counts as handled.
+func (c *checker) checkRenewalFailures(funcs []*ssa.Function, local map[*types.Func]bool) {
+	for _, fn := range funcs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok || c.skipped(call.Pos()) {
+					continue
+				}
+				obj := calleeObject(call.Common())
+				if obj == nil || !(local[obj] || c.pass.ImportObjectFact(obj, new(Renews))) {
+					continue
+				}
+				c.checkRenewalFailure(call, obj)
+			}
+		}
+	}
+}
+
+func calleeObject(common *ssa.CallCommon) *types.Func {
+	if common.IsInvoke() {
+		return common.Method
+	}
+	if fn := common.StaticCallee(); fn != nil {
+		obj, _ := fn.Object().(*types.Func)
+		return obj
+	}
+	return nil
+}
+
+func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func) {
+	i := errorResult(obj.Signature())
+	if i < 0 {
+		return
+	}
+	var err ssa.Value = call
+	if obj.Signature().Results().Len() > 1 {
+		err = nil
+		for _, r := range *call.Referrers() {
+			if e, ok := r.(*ssa.Extract); ok && e.Index == i {
+				err = e
+			}
+		}
+	}
+	name := renewalName(obj)
+	if err == nil || !used(err) {
+		c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of renewal %s is discarded: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name)})
+		return
+	}
+	failures, handled := errorUses(err)
+	if handled {
+		return
+	}
+	for _, start := range failures {
+		if reacts(start) {
+			return
+		}
+	}
+	c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of renewal %s is only logged: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name)})
+}
+
+// renewalName names a renewer as its caller wrote it: store.LockStore.UpdateLease.
+func renewalName(obj *types.Func) string {
+	name := obj.Name()
+	if recv := obj.Signature().Recv(); recv != nil {
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := t.(*types.Named); ok {
+			name = n.Obj().Name() + "." + name
+		}
+	}
+	if obj.Pkg() != nil {
+		name = obj.Pkg().Name() + "." + name
+	}
+	return name
+}
+
+// errorUses follows an error value: the first blocks of the paths on
+// which a nil test finds it set, and whether it goes anywhere but a nil
+// test, a log line or a message (handled).
+func errorUses(v ssa.Value) (failures []*ssa.BasicBlock, handled bool) {
+	seen := make(map[ssa.Value]bool)
+	var visit func(v ssa.Value) bool
+	visit = func(v ssa.Value) bool {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+		for _, r := range *v.Referrers() {
+			switch r := r.(type) {
+			case *ssa.DebugRef:
+			case *ssa.BinOp:
+				if (r.Op != token.EQL && r.Op != token.NEQ) || !isNil(r.X) && !isNil(r.Y) {
+					return true
+				}
+				for _, u := range *r.Referrers() {
+					switch u := u.(type) {
+					case *ssa.If:
+						edge := 0 // err != nil: the true edge
+						if r.Op == token.EQL {
+							edge = 1
+						}
+						failures = append(failures, u.Block().Succs[edge])
+					case *ssa.DebugRef:
+					default:
+						return true // the test's result goes further
+					}
+				}
+			case *ssa.MakeInterface, *ssa.ChangeType, *ssa.ChangeInterface:
+				if visit(r.(ssa.Value)) {
+					return true
+				}
+			case *ssa.Store:
+				if !intoVarargs(r) {
+					return true
+				}
+			case *ssa.Call:
+				if !printed(r, v) {
+					return true
+				}
+			default:
+				return true
+			}
+		}
+		return false
+	}
+	handled = visit(v)
+	return failures, handled
+}
+
+func isNil(v ssa.Value) bool {
+	k, ok := v.(*ssa.Const)
+	return ok && k.IsNil()
+}
+
+// printed reports whether call, which takes v, only prints it: a logger
+// or fmt call, a variadic ...any call whose result is unused, a method of
+// v (err.Error()) or a function of another package whose result is only
+// printed in turn (slog.Any, zap.Error).
+func printed(call *ssa.Call, v ssa.Value) bool {
+	common := call.Common()
+	if common.IsInvoke() && common.Value == v {
+		return onlyPrinted(call)
+	}
+	if printing(common) {
+		return !used(call) || onlyPrinted(call)
+	}
+	fn := common.StaticCallee()
+	if fn == nil || fn.Pkg == nil || fn.Blocks != nil && fn.Pkg.Pkg == call.Parent().Pkg.Pkg {
+		return false // a function value, or code of the package: it may handle v
+	}
+	return used(call) && onlyPrinted(call)
+}
+
+// onlyPrinted reports whether every use of v is printing it.
+func onlyPrinted(v ssa.Value) bool {
+	_, handled := errorUses(v)
+	return !handled
+}
+
+// printing reports whether common calls a logger or fmt: a function or
+// method of a logging package, a method of a type named like a logger, or
+// a function whose last parameter is ...any.
+func printing(common *ssa.CallCommon) bool {
+	var obj *types.Func
+	if common.IsInvoke() {
+		obj = common.Method
+	} else if fn := common.StaticCallee(); fn != nil {
+		obj, _ = fn.Object().(*types.Func)
+	}
+	if obj == nil {
+		return false
+	}
+	sig := obj.Signature()
+	if sig.Variadic() {
+		last := sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice).Elem()
+		if types.IsInterface(last) && last.Underlying().(*types.Interface).Empty() {
+			return true
+		}
+	}
+	if obj.Pkg() != nil {
+		switch obj.Pkg().Path() {
+		case "log", "log/slog", "fmt", "github.com/sirupsen/logrus", "go.uber.org/zap", "github.com/rs/zerolog", "k8s.io/klog/v2", "github.com/go-logr/logr":
+			return true
+		}
+	}
+	if recv := sig.Recv(); recv != nil {
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := t.(*types.Named); ok && strings.Contains(strings.ToLower(n.Obj().Name()), "log") {
+			return true
+		}
+	}
+	return false
+}
+
+// reacts reports whether the path that starts at block start (the blocks
+// it dominates) does anything but print and wait: it returns, panics,
+// sends, starts or defers a call, stores outside its own variables, calls
+// code that is not a logger, or hands a constant of its own to where the
+// paths join (lost = true).
+func reacts(start *ssa.BasicBlock) bool {
+	for _, b := range start.Parent().Blocks {
+		if !start.Dominates(b) {
+			continue
+		}
+		for _, instr := range b.Instrs {
+			switch in := instr.(type) {
+			case *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.Go, *ssa.Defer, *ssa.MapUpdate:
+				return true
+			case *ssa.Store:
+				if a, ok := in.Addr.(*ssa.Alloc); !intoVarargs(in) && (!ok || a.Heap) {
+					return true
+				}
+			case *ssa.Call:
+				if !waits(in.Common()) && !printing(in.Common()) && !(used(in) && onlyPrinted(in)) {
+					return true
+				}
+			}
+		}
+		for _, succ := range b.Succs {
+			if start.Dominates(succ) {
+				continue
+			}
+			if setsFlag(succ, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waits reports whether common sleeps: a retry waits, it does not react.
+func waits(common *ssa.CallCommon) bool {
+	fn := common.StaticCallee()
+	return fn != nil && fn.Pkg != nil && fn.Pkg.Pkg.Path() == "time" && fn.Name() == "Sleep"
+}
+
+// setsFlag reports whether the edge from pred into join hands a phi of join
+// a constant that another edge does not (lost = true on the failure path).
+func setsFlag(join, pred *ssa.BasicBlock) bool {
+	i := slices.Index(join.Preds, pred)
+	for _, instr := range join.Instrs {
+		phi, ok := instr.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		k, ok := phi.Edges[i].(*ssa.Const)
+		if !ok {
+			continue
+		}
+		for j, e := range phi.Edges {
+			if o, ok := e.(*ssa.Const); j != i && ok && k.Value.String() != o.Value.String() {
+				return true
+			}
+		}
+	}
+	return false
+}

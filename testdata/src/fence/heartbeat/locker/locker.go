@@ -1,0 +1,118 @@
+//leaseguard:lease
+
+// Package locker renews a lease through store.LockStore on a ticker: a
+// failed renewal must stop the work the lease guards, not only be logged.
+package locker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"time"
+
+	"fence/heartbeat/store"
+)
+
+// Locker holds one lock.
+type Locker struct {
+	store  store.LockStore
+	id     int64
+	holder string
+	logger *slog.Logger
+	cancel context.CancelFunc
+	lost   chan error
+}
+
+// heartbeat only logs a failed renewal and goes on: the caller never
+// learns it lost the lock.
+func (l *Locker) heartbeat(ctx context.Context) {
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil { // want `the failure of renewal store.LockStore.UpdateLease is only logged: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails`
+				l.logger.WarnContext(ctx, "heartbeat failed", slog.Int64("id", l.id), slog.Any("error", err))
+				continue
+			}
+			l.logger.DebugContext(ctx, "heartbeat")
+		}
+	}
+}
+
+func (l *Locker) printed(ctx context.Context) {
+	err := l.store.UpdateLease(ctx, l.id, l.holder) // want `the failure of renewal store.LockStore.UpdateLease is only logged`
+	log.Printf("renewed: %v", err)
+}
+
+func (l *Locker) discarded(ctx context.Context) {
+	_ = l.store.UpdateLease(ctx, l.id, l.holder) // want `the failure of renewal store.LockStore.UpdateLease is discarded`
+}
+
+func (l *Locker) retried(ctx context.Context) {
+	for range 3 {
+		if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil { // want `the failure of renewal store.LockStore.UpdateLease is only logged`
+			log.Print(err.Error())
+			time.Sleep(time.Second)
+		}
+	}
+}
+
+// renew is the package's own renewer, through the concrete store.
+func renew(ctx context.Context, p *store.Postgres, holder string) error {
+	return p.UpdateLease(ctx, 1, holder)
+}
+
+func (l *Locker) concrete(ctx context.Context, p *store.Postgres) {
+	if err := p.UpdateLease(ctx, l.id, l.holder); err != nil { // want `the failure of renewal store.Postgres.UpdateLease is only logged`
+		log.Println("renew:", err)
+	}
+	_ = renew(ctx, p, l.holder)
+}
+
+// Not reported: each of these acts on the failure.
+
+func (l *Locker) returned(ctx context.Context) error {
+	if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil {
+		return fmt.Errorf("renew: %w", err)
+	}
+	return nil
+}
+
+func (l *Locker) cancelled(ctx context.Context) {
+	if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil {
+		log.Print(err)
+		l.cancel()
+	}
+}
+
+func (l *Locker) sent(ctx context.Context) {
+	if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil {
+		l.lost <- err
+	}
+}
+
+func (l *Locker) flagged(ctx context.Context) {
+	lost := false
+	for !lost {
+		if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil {
+			log.Print(err)
+			lost = true
+		}
+	}
+}
+
+func (l *Locker) stopsOnCancel(ctx context.Context) {
+	err := l.store.UpdateLease(ctx, l.id, l.holder)
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+}
+
+func (l *Locker) released(ctx context.Context) {
+	_ = l.store.Release(ctx, l.id, l.holder) // a release is no renewal
+}
