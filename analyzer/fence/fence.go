@@ -189,7 +189,7 @@ func (c *checker) run(info *buildssa.SSA) {
 	}
 
 	// 6. Renewals whose failure the holder does not act on.
-	c.checkRenewalFailures(funcs, c.renewers(sites))
+	c.checkRenewalFailures(funcs, c.renewers(funcs, sites))
 }
 
 func (c *checker) site(instr ssa.Instruction) *site {

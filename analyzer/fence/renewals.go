@@ -21,22 +21,44 @@ func (*Renews) AFact() {}
 
 func (*Renews) String() string { return "renews a lease" }
 
-// renewers returns the functions of the package that send a renewal of
-// the holder's own lease and return an error, and the methods of the
-// package's interfaces that one of them implements; it exports a fact on
-// each, for the packages that call them.
-func (c *checker) renewers(sites []*site) map[*types.Func]bool {
+// renewers returns the functions of the package that renew their holder's
+// lease and return the failure as an error: they send the renewal, or
+// return the error of a call of one (Extend, which runs ExtendTx in a
+// transaction); and the methods of the package's interfaces that one of
+// them implements. It exports a fact on each, for the packages that call
+// them.
+func (c *checker) renewers(funcs []*ssa.Function, sites []*site) map[*types.Func]bool {
 	out := make(map[*types.Func]bool)
-	for _, s := range sites {
-		if !slices.ContainsFunc(s.stmts, func(ss sent) bool { return ss.st.renews }) {
-			continue
-		}
-		fn := s.call.Parent()
+	mark := func(fn *ssa.Function) bool {
 		for fn.Parent() != nil {
 			fn = fn.Parent() // the function that a literal is written in
 		}
-		if obj, ok := fn.Object().(*types.Func); ok && errorResult(obj.Signature()) >= 0 {
-			out[obj] = true
+		obj, ok := fn.Object().(*types.Func)
+		if !ok || out[obj] || errorResult(obj.Signature()) < 0 {
+			return false
+		}
+		out[obj] = true
+		return true
+	}
+	for _, s := range sites {
+		if slices.ContainsFunc(s.stmts, func(ss sent) bool { return ss.st.renews }) {
+			mark(s.call.Parent())
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, fn := range funcs {
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					call, ok := instr.(*ssa.Call)
+					if !ok {
+						continue
+					}
+					if obj := calleeObject(call.Common()); obj != nil && c.renewer(obj, out) && returned(failure(call, obj)) {
+						grew = mark(fn) || grew
+					}
+				}
+			}
 		}
 	}
 	// The package's interfaces whose method a renewer implements: the
@@ -94,13 +116,70 @@ func (c *checker) checkRenewalFailures(funcs []*ssa.Function, local map[*types.F
 					continue
 				}
 				obj := calleeObject(call.Common())
-				if obj == nil || !(local[obj] || c.pass.ImportObjectFact(obj, new(Renews))) {
+				if obj == nil || !c.renewer(obj, local) {
 					continue
 				}
 				c.checkRenewalFailure(call, obj)
 			}
 		}
 	}
+}
+
+// renewer reports whether obj renews a lease: a function of the package
+// in local, or one that a fact marks.
+func (c *checker) renewer(obj *types.Func, local map[*types.Func]bool) bool {
+	return local[obj] || obj.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(obj, new(Renews))
+}
+
+// failure returns the error result of call, a call of obj, or nil where it
+// is not kept.
+func failure(call *ssa.Call, obj *types.Func) ssa.Value {
+	i := errorResult(obj.Signature())
+	if i < 0 {
+		return nil
+	}
+	if obj.Signature().Results().Len() == 1 {
+		return call
+	}
+	for _, r := range *call.Referrers() {
+		if e, ok := r.(*ssa.Extract); ok && e.Index == i {
+			return e
+		}
+	}
+	return nil
+}
+
+// returned reports whether the error v is returned by its function, as it
+// is or wrapped (fmt.Errorf with %w, errors.Join).
+func returned(v ssa.Value) bool {
+	if v == nil {
+		return false
+	}
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Return:
+			return true
+		case *ssa.Phi, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
+			if returned(r.(ssa.Value)) {
+				return true
+			}
+		case *ssa.Store:
+			// An argument of fmt.Errorf or errors.Join, in its variadic
+			// array: the call's error is the wrapped one.
+			if ia, ok := r.Addr.(*ssa.IndexAddr); ok && intoVarargs(r) {
+				for _, u := range *ia.X.Referrers() {
+					if sl, ok := u.(*ssa.Slice); ok {
+						for _, w := range *sl.Referrers() {
+							if call, ok := w.(*ssa.Call); ok && errorResult(call.Common().Signature()) >= 0 && returned(call) {
+								return true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 func calleeObject(common *ssa.CallCommon) *types.Func {
@@ -115,19 +194,7 @@ func calleeObject(common *ssa.CallCommon) *types.Func {
 }
 
 func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func) {
-	i := errorResult(obj.Signature())
-	if i < 0 {
-		return
-	}
-	var err ssa.Value = call
-	if obj.Signature().Results().Len() > 1 {
-		err = nil
-		for _, r := range *call.Referrers() {
-			if e, ok := r.(*ssa.Extract); ok && e.Index == i {
-				err = e
-			}
-		}
-	}
+	err := failure(call, obj)
 	name := renewalName(obj)
 	if err == nil || !used(err) {
 		c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of renewal %s is discarded: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name)})

@@ -313,7 +313,9 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 		for _, c := range arm {
 			tests.add(c)
 		}
-		st.renews = st.renews || tests.holder
+		// An arm that matches the holder's row, or any row whatever its
+		// expiry (an extension only a holder sends), renews.
+		st.renews = st.renews || tests.holder || tests.clock == noClock && tests.paramText == "" && !tests.maybe
 		if tests.paramText != "" {
 			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
 				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.Spell(tests.paramLoc, tests.paramText))})

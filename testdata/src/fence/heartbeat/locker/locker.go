@@ -62,8 +62,9 @@ func (l *Locker) retried(ctx context.Context) {
 	}
 }
 
-// renew is the package's own renewer, through the concrete store.
-func renew(ctx context.Context, p *store.Postgres, holder string) error {
+// renew is the package's own renewer, through the concrete store: it
+// returns the store's failure.
+func renew(ctx context.Context, p *store.Postgres, holder string) error { // want renew:"renews a lease"
 	return p.UpdateLease(ctx, 1, holder)
 }
 
@@ -71,12 +72,24 @@ func (l *Locker) concrete(ctx context.Context, p *store.Postgres) {
 	if err := p.UpdateLease(ctx, l.id, l.holder); err != nil { // want `the failure of renewal store.Postgres.UpdateLease is only logged`
 		log.Println("renew:", err)
 	}
-	_ = renew(ctx, p, l.holder)
+	_ = renew(ctx, p, l.holder) // want `the failure of renewal locker.renew is discarded`
+}
+
+// A job's lease extended while it runs, as goqite's runner does.
+func runJob(ctx context.Context, q *store.Queue, id int64, logger *slog.Logger) {
+	go func() {
+		for {
+			if err := q.Extend(ctx, id); err != nil { // want `the failure of renewal store.Queue.Extend is only logged`
+				logger.Info("Error extending message timeout", "id", id, "error", err)
+			}
+			time.Sleep(time.Second)
+		}
+	}()
 }
 
 // Not reported: each of these acts on the failure.
 
-func (l *Locker) returned(ctx context.Context) error {
+func (l *Locker) returned(ctx context.Context) error { // want returned:"renews a lease"
 	if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil {
 		return fmt.Errorf("renew: %w", err)
 	}

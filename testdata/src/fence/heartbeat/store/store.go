@@ -8,7 +8,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+
+	"example.com/txutil"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -45,5 +48,23 @@ func (p *Postgres) UpdateLease(ctx context.Context, id int64, holder string) err
 // Release ends the lease: no renewal.
 func (p *Postgres) Release(ctx context.Context, id int64, holder string) error {
 	_, err := p.Pool.Exec(ctx, `UPDATE worker_leases SET holder = NULL, expires_at = NULL WHERE name = $1 AND holder = $2`, id, holder)
+	return err
+}
+
+// Queue extends a message's lease, as goqite's does: ExtendTx sends the
+// extension (no holder column: only the holder extends), Extend runs it in
+// a transaction through a helper of another package.
+type Queue struct{ DB *sql.DB }
+
+// Extend extends the message's lease.
+func (q *Queue) Extend(ctx context.Context, id int64) error { // want Extend:"renews a lease"
+	return txutil.InTx(ctx, q.DB, func(tx *sql.Tx) error {
+		return q.ExtendTx(ctx, tx, id)
+	})
+}
+
+// ExtendTx extends the message's lease in tx.
+func (q *Queue) ExtendTx(ctx context.Context, tx *sql.Tx, id int64) error { // want ExtendTx:"renews a lease"
+	_, err := tx.ExecContext(ctx, `UPDATE worker_leases SET expires_at = clock_timestamp() + interval '30 seconds' WHERE name = $1`, id) // want `the result of this renewal is discarded`
 	return err
 }
