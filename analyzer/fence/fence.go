@@ -42,7 +42,8 @@ transaction, that tests the holder, the epoch and expiry against the
 database clock, under a row lock that a takeover waits for. Renewals must
 set and test expiry with the database clock; a release is not a renewal.
 Fenced writes, renewals and takeovers must have their rows affected
-compared. A lease row whose epoch is counted must not be deleted. SQL that
+compared, and a renewal's failure must be acted on, not only logged. A
+lease row whose epoch is counted must not be deleted. SQL that
 does not parse is reported, once per package for another database's SQL,
 and a text too large or deep to parse safely is reported as such.
 
