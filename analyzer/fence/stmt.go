@@ -404,6 +404,9 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 			epochCol = i
 		}
 	}
+	if s.OnConflictClause == nil && !setsColumn(s.Cols, n.holder) {
+		return // a row that nobody holds (a queued message): no acquisition
+	}
 	sel := s.SelectStmt.GetSelectStmt()
 	if s.OnConflictClause == nil && sel != nil && epochCol >= 0 {
 		for _, row := range sel.ValuesLists {
