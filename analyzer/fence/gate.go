@@ -71,6 +71,9 @@ type gate struct {
 func (g *gate) best() *fence {
 	var best *fence
 	for _, f := range g.fences {
+		if !f.holder && !f.epoch && f.clock == noClock && !f.maybe {
+			continue // a read that tests nothing of the lease (a backfill's join) decides nothing
+		}
 		if best == nil || f.score() > best.score() {
 			best = f
 		}
