@@ -15,6 +15,9 @@ type fence struct {
 	table string
 	tests
 	lock pg_query.LockClauseStrength // the strongest row lock it takes on the lease row
+	// unknown reports that it reads a table named at run time that may
+	// be the lease table: what it lacks is not said.
+	unknown bool
 	loc  int                         // rewritten offset to report at
 	end  int                         // rewritten offset where a locking clause goes, or -1: not mechanical
 	p    *pgsql.Parsed               // the text it is in
@@ -141,10 +144,8 @@ func (g *gate) fromWhere(from []*pg_query.Node, where *pg_query.Node, owner *pg_
 		for _, q := range quals {
 			t.add(q)
 		}
-		if sqltext.IsPlaceholder(rv.Relname) && !g.n.leases[rv.Relname] {
-			t.maybe = true
-		}
 		f := &fence{table: rv.Relname, tests: *t, loc: int(rv.Location), end: -1, p: g.p, first: g.first}
+		f.unknown = sqltext.IsPlaceholder(rv.Relname) && !g.n.leases[rv.Relname]
 		if owner != nil {
 			f.lock = lockOn(owner, rv)
 			if e, ok := g.ends[owner]; ok {
