@@ -18,9 +18,9 @@ type fence struct {
 	// unknown reports that it reads a table named at run time that may
 	// be the lease table: what it lacks is not said.
 	unknown bool
-	loc  int                         // rewritten offset to report at
-	end  int                         // rewritten offset where a locking clause goes, or -1: not mechanical
-	p    *pgsql.Parsed               // the text it is in
+	loc     int           // rewritten offset to report at
+	end     int           // rewritten offset where a locking clause goes, or -1: not mechanical
+	p       *pgsql.Parsed // the text it is in
 	// first reports whether its statement may be the first of its
 	// transaction, which decides whether now() is safe in it.
 	first bool
