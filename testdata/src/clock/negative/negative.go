@@ -339,3 +339,9 @@ func (w *jobWorker) workOne(ctx context.Context, job func()) {
 func scheduler(ctx context.Context) {
 	pool.Exec(ctx, `SELECT $1`, clockutil.NewScheduler()) // ok: not a time
 }
+
+// An identifier made from the clock (a ULID) names the row it is written
+// as; it decides nothing as a time.
+func identifier(ctx context.Context) {
+	pool.Exec(ctx, `INSERT INTO jobs (id) VALUES ($1)`, clockutil.NewID(clockutil.Stamp())) // ok: an identifier
+}

@@ -25,3 +25,16 @@ type Scheduler struct {
 func NewScheduler() *Scheduler { return newScheduler(time.Now()) }
 
 func newScheduler(started time.Time) *Scheduler { return &Scheduler{started: started} }
+
+// ID identifies a row, as a ULID does.
+type ID [16]byte
+
+// NewID returns an identifier whose first bytes are the time ms: an
+// identifier, not a time.
+func NewID(ms int64) ID {
+	var id ID
+	for i := range 8 {
+		id[i] = byte(ms >> (56 - 8*i))
+	}
+	return id
+}
