@@ -188,8 +188,6 @@ type checker struct {
 
 	interfaces map[string]bool // -clock.sql-interfaces
 
-	methods map[string][]*ssa.Function // the package's methods by name, built when first needed
-
 	// fieldFlow follows values through fields: in lease packages, not in
 	// the packages analysed for facts alone (see facts).
 	fieldFlow bool

@@ -274,10 +274,6 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		obj = common.Method
 	}
 	via, inner := f.c.returnsClock(callee, obj)
-	named := obj
-	if via == "" && common.IsInvoke() {
-		via, named = f.c.implReturnsClock(common)
-	}
 	switch desc, read := f.c.clockRead(obj); {
 	case inner != nil && !returnsTime(obj):
 		// A function of the package that passes on a read it made (a
@@ -293,7 +289,7 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		// with a deadline set from the clock elsewhere decides what both
 		// reads decide.
 		if via != "" {
-			desc = via + " via " + shortName(named)
+			desc = via + " via " + shortName(obj)
 		}
 		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
 		if l, ok := f.localResult(common, callee, instr); ok {

@@ -1,9 +1,7 @@
 package clock
 
 import (
-	"cmp"
 	"go/types"
-	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -118,40 +116,4 @@ func (c *checker) executesSQL(callee *ssa.Function, fn *types.Func) *ExecutesSQL
 		return &fact
 	}
 	return nil
-}
-
-// implReturnsClock returns the clock read that the result of an interface
-// method call derives from when a method of this package that implements
-// it returns a time read from the clock (an error type's
-// rescheduleJobAt() returning time.Now().Add(d)), and that method.
-func (c *checker) implReturnsClock(common *ssa.CallCommon) (string, *types.Func) {
-	iface, ok := common.Value.Type().Underlying().(*types.Interface)
-	if !ok || !c.fieldFlow {
-		return "", common.Method // in a lease package only, whose functions are all built
-	}
-	if c.methods == nil {
-		c.methods = make(map[string][]*ssa.Function)
-		for fn, local := range c.local {
-			if local && fn.Signature.Recv() != nil {
-				c.methods[fn.Name()] = append(c.methods[fn.Name()], fn)
-			}
-		}
-		for _, fns := range c.methods {
-			slices.SortFunc(fns, func(a, b *ssa.Function) int { return cmp.Compare(a.Pos(), b.Pos()) })
-		}
-	}
-	for _, fn := range c.methods[common.Method.Name()] {
-		if !types.Implements(fn.Signature.Recv().Type(), iface) {
-			continue
-		}
-		obj, ok := fn.Object().(*types.Func)
-		if !ok || !returnsTime(obj) {
-			continue
-		}
-		c.reads(fn)
-		if s := c.sums[fn]; s != nil && s.returns != nil {
-			return rootDesc(s.returns.desc), obj
-		}
-	}
-	return "", common.Method
 }

@@ -405,20 +405,3 @@ func (e *elector) lead(ctx context.Context) {
 	}
 	pool.Exec(ctx, renew, t.holder, t.until)
 }
-
-// An interface of the package whose implementation here returns a time
-// read from the clock: the call is a read (an error that says when to run
-// a job again).
-
-type rescheduler interface{ rescheduleAt() time.Time }
-
-type rescheduleIn struct{ d time.Duration }
-
-func (e rescheduleIn) Error() string           { return "reschedule" }
-func (e rescheduleIn) rescheduleAt() time.Time { return time.Now().Add(e.d) }
-
-func reschedule(ctx context.Context, err error) {
-	if r, ok := err.(rescheduler); ok {
-		pool.Exec(ctx, `UPDATE jobs SET run_at = $1`, r.rescheduleAt()) // want `time.Now via flows.rescheduleIn.rescheduleAt flows into an argument of Exec`
-	}
-}
