@@ -370,7 +370,7 @@ func reacts(start *ssa.BasicBlock) bool {
 					return true
 				}
 			case *ssa.Call:
-				if !waits(in.Common()) && !printing(in.Common()) && !(used(in) && onlyPrinted(in)) {
+				if !harmless(in) {
 					return true
 				}
 			}
@@ -385,6 +385,12 @@ func reacts(start *ssa.BasicBlock) bool {
 		}
 	}
 	return false
+}
+
+// harmless reports whether call neither reacts nor hands its result on:
+// it sleeps, prints, or returns a value that is only printed.
+func harmless(call *ssa.Call) bool {
+	return waits(call.Common()) || printing(call.Common()) || used(call) && onlyPrinted(call)
 }
 
 // waits reports whether common sleeps: a retry waits, it does not react.
