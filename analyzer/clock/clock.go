@@ -39,7 +39,9 @@ carries what its fields were set from. A call that is given a function
 literal which executes SQL executes SQL: the callee is expected to run it.
 
 Values that feed only logs, metrics, latency measurements or errors are not
-reported. Timers, tickers, time.Sleep, time.After and context deadlines
+reported, nor a clock value that an INSERT or UPDATE only stamps into a table
+whose times nothing in the package judges: no statement compares its columns
+by order, it is not the lease table, and the write names no lease column. Timers, tickers, time.Sleep, time.After and context deadlines
 schedule; they do not decide, and are not clock reads.`
 
 // ReturnsClock is the fact that a function's result derives from a clock
@@ -89,12 +91,13 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 	interfaces := sync.OnceValue(func() map[string]bool { return set(cfg.Clock.SQLInterfaces) })
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		res := pass.ResultOf[leaseAnalyzer].(*lease.Result)
-		c := &checker{pass: pass, extra: funcs(), interfaces: interfaces()}
+		c := &checker{pass: pass, extra: funcs(), interfaces: interfaces(), fence: cfg.Fence}
 		c.markedInterfaces()
 		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
 		if res.Lease {
 			c.fieldFlow = true
-			c.run(res, build.Get())
+			c.ssa = build.Get()
+			c.run(res, c.ssa)
 			return nil, nil
 		}
 		// Facts only: no SSA where no fact can come from it, and none for
@@ -187,6 +190,12 @@ type checker struct {
 	extra map[string]bool // -clock.funcs
 
 	interfaces map[string]bool // -clock.sql-interfaces
+	fence      config.Fence    // the lease table's names, for stamps
+
+	// In a lease package: its SSA, and what its SQL says of which tables'
+	// times matter (built when a clock first reaches SQL).
+	ssa        *buildssa.SSA
+	stampJudge *stamps
 
 	// fieldFlow follows values through fields: in lease packages, not in
 	// the packages analysed for facts alone (see facts).

@@ -22,6 +22,7 @@ func TestClock(t *testing.T) {
 		{"flows into SQL", nil, []string{"clock/flows"}},
 		{"generated files and cgo", nil, []string{"clock/generated"}},
 		{"reads that decide nothing", nil, []string{"clock/negative"}},
+		{"stamps and times that decide", nil, []string{"clock/stamps"}},
 		{"not a lease package", nil, []string{"clock/notlease"}},
 		{"facts of helpers in other packages", nil, []string{"example.com/clockutil", "example.com/sqlutil"}},
 		{"facts carried between a package's functions", nil, []string{"example.com/clockspread", "example.com/clockinit"}},

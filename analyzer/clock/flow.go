@@ -339,25 +339,25 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		f.runsSQL(instr, m.Name())
 		sqlIndex := sqlcall.SQLParam(m.Signature())
 		for i, a := range sqlcall.Args(common) {
-			what := "an argument"
+			what, stamp := "an argument", common
 			if i == sqlIndex {
-				what = "the SQL text"
+				what, stamp = "the SQL text", nil
 			}
-			f.sink(a, instr, what+" of "+m.Name())
+			f.sink(a, instr, what+" of "+m.Name(), stamp)
 		}
 	} else if m := f.c.sqlInterfaceCall(common); m != nil {
 		result = sqlResult(result, via)
 		name := shortName(m)
 		f.runsSQL(instr, name)
 		for _, a := range common.Args {
-			f.sink(a, instr, "an argument of "+name+", which executes SQL")
+			f.sink(a, instr, "an argument of "+name+", which executes SQL", nil)
 		}
 	} else if sum := f.c.executesSQL(callee, obj); sum != nil {
 		result = sqlResult(result, via)
 		f.runsSQL(instr, shortName(obj))
 		for i, a := range common.Args {
 			if i < 64 && sum.Params&(1<<i) != 0 {
-				f.sink(a, instr, "an argument of "+shortName(obj)+", which passes it to SQL")
+				f.sink(a, instr, "an argument of "+shortName(obj)+", which passes it to SQL", common)
 			}
 		}
 	}
@@ -458,14 +458,16 @@ func (f *flow) runsSQL(instr ssa.Instruction, name string) {
 	}
 }
 
-// sink records that a reaches an SQL argument.
-func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string) {
+// sink records that a reaches an SQL argument of the call at at. A clock
+// in it is reported unless the call, when given, only stamps rows (see
+// stamps).
+func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string, call *ssa.CallCommon) {
 	if typesx.IsNamed(a.Type(), "context", "Context") {
 		return // a context carries deadlines, which schedule
 	}
 	l := union(f.get(a, at), f.fieldsOf(a))
 	f.params |= uint64(l.l & paramBits)
-	if l.l&clockRead != 0 {
+	if l.l&clockRead != 0 && (call == nil || !f.c.onlyStamps(call)) {
 		f.report(l, "flows into "+what+why)
 	}
 }

@@ -415,9 +415,9 @@ func (c *checker) skipped(pos token.Pos) bool {
 // constants that create tables or indexes.
 func (c *checker) learn(sites []*site) *names {
 	n := &names{
-		holder:       ident(cmp.Or(c.cfg.HolderColumn, config.DefaultHolderColumn)),
-		epoch:        ident(cmp.Or(c.cfg.EpochColumn, config.DefaultEpochColumn)),
-		expiry:       ident(cmp.Or(c.cfg.ExpiryColumn, config.DefaultExpiryColumn)),
+		holder:       pgsql.Identifier(cmp.Or(c.cfg.HolderColumn, config.DefaultHolderColumn)),
+		epoch:        pgsql.Identifier(cmp.Or(c.cfg.EpochColumn, config.DefaultEpochColumn)),
+		expiry:       pgsql.Identifier(cmp.Or(c.cfg.ExpiryColumn, config.DefaultExpiryColumn)),
 		leases:       make(map[string]bool),
 		guarded:      make(map[string]bool),
 		epochKey:     make(map[string]bool),
@@ -426,7 +426,7 @@ func (c *checker) learn(sites []*site) *names {
 		display:      c.display,
 	}
 	for _, t := range c.cfg.Tables {
-		n.guarded[qualified(t)] = true
+		n.guarded[pgsql.QualifiedName(t)] = true
 	}
 	var all []*pg_query.RawStmt
 	add := func(sql string) {
@@ -448,7 +448,7 @@ func (c *checker) learn(sites []*site) *names {
 		}
 	}
 	if c.cfg.Table != "" {
-		table := qualified(c.cfg.Table)
+		table := pgsql.QualifiedName(c.cfg.Table)
 		if i := strings.LastIndexByte(table, '.'); i >= 0 {
 			table = table[i+1:] // relations are matched by name
 		}
@@ -572,29 +572,4 @@ func (c *checker) display(relname string) string {
 		return `"` + strings.ReplaceAll(relname, `"`, `""`) + `"`
 	}
 	return relname
-}
-
-// ident returns an SQL identifier from a setting as PostgreSQL reads it:
-// "Quoted" as written, anything else folded to lower case.
-func ident(s string) string {
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
-	}
-	return strings.ToLower(s)
-}
-
-// qualified returns a table setting, schema.table or table, with each
-// part read as PostgreSQL reads it.
-func qualified(s string) string {
-	// A dot inside quotes is part of the name.
-	inQuotes := false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '"':
-			inQuotes = !inQuotes
-		case s[i] == '.' && !inQuotes:
-			return ident(s[:i]) + "." + ident(s[i+1:])
-		}
-	}
-	return ident(s)
 }

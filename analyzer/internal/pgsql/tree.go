@@ -1,6 +1,8 @@
 package pgsql
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -128,4 +130,29 @@ func Ident(e *pg_query.Node) []string {
 		parts = append(parts, s.Sval)
 	}
 	return parts
+}
+
+// Identifier returns an SQL identifier written in a setting as PostgreSQL
+// reads it: "Quoted" as written, anything else folded to lower case.
+func Identifier(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	}
+	return strings.ToLower(s)
+}
+
+// QualifiedName returns a table written in a setting, schema.table or
+// table, with each part read as PostgreSQL reads it.
+func QualifiedName(s string) string {
+	// A dot inside quotes is part of the name.
+	inQuotes := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '"':
+			inQuotes = !inQuotes
+		case s[i] == '.' && !inQuotes:
+			return Identifier(s[:i]) + "." + Identifier(s[i+1:])
+		}
+	}
+	return Identifier(s)
 }

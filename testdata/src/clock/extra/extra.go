@@ -13,5 +13,5 @@ import (
 func Ticks() int64 { return 42 }
 
 func write(ctx context.Context, p *pgxpool.Pool) {
-	p.Exec(ctx, `UPDATE t SET at = $1`, Ticks()) // want `extra.Ticks flows into an argument of Exec`
+	p.Exec(ctx, `UPDATE t SET expires_at = $1`, Ticks()) // want `extra.Ticks flows into an argument of Exec`
 }
