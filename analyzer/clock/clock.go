@@ -183,6 +183,11 @@ type summary struct {
 	params  uint64  // parameters (then free variables) that reach SQL arguments
 	name    string  // the first SQL call's name, for messages
 	results uint64  // parameters (then free variables) that its results derive from
+	// frees are, for a function literal, what it stores into each
+	// variable it captures and into the fields of the struct that one
+	// holds or points to: clock reads, and the parameters and captured
+	// variables (as in results) that the stored values derive from.
+	frees []labelled
 }
 
 type checker struct {

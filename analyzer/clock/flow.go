@@ -63,7 +63,13 @@ func grew(cur, next labelled) bool {
 func (f *flow) step(instr ssa.Instruction) bool {
 	switch in := instr.(type) {
 	case *ssa.Store:
-		changed := f.store(in.Addr, f.get(in.Val, in))
+		val := f.get(in.Val, in)
+		if _, ok := in.Addr.(*ssa.IndexAddr); ok {
+			// A struct put in a slice or array: the slice carries what its
+			// fields hold (append(params.Jobs, &Job{UpdatedAt: now})).
+			val = union(val, f.fieldsOf(in.Val))
+		}
+		changed := f.store(in.Addr, val)
 		// A variable that holds a struct, or a pointer to one, holds what
 		// the struct's fields were set from: a function literal may
 		// capture the variable, not the struct.
@@ -169,6 +175,15 @@ func (f *flow) fieldStored(a *ssa.FieldAddr, val labelled) bool {
 			x = y.X
 		case *ssa.IndexAddr:
 			x = y.X
+		case *ssa.UnOp:
+			// A pointer loaded from a variable: the variable holds what
+			// the struct it points to holds (see step's Store).
+			x = nil
+			if _, ok := y.X.(*ssa.FreeVar); ok && y.Op == token.MUL {
+				x = y.X
+			} else if _, ok := y.X.(*ssa.Alloc); ok && y.Op == token.MUL {
+				x = y.X
+			}
 		default:
 			x = nil
 		}
@@ -375,14 +390,57 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 			}
 		}
 	}
+	changed := false
 	if mc, ok := common.Value.(*ssa.MakeClosure); ok && !common.IsInvoke() {
 		f.closureSQL(mc, instr) // a literal called where it is written
+		changed = f.closureStores(common, mc, instr)
 	}
 
 	if v := instr.Value(); v != nil {
-		return f.set(v, result)
+		return f.set(v, result) || changed
 	}
-	return false
+	return changed
+}
+
+// closureStores applies what a function literal called here stores into
+// the variables it captures (see summary.frees): rescue.FinalizedAt =
+// append(rescue.FinalizedAt, finalizedAt) in a literal makes the captured
+// rescue hold what the call passed as finalizedAt. It reports whether that
+// changed anything.
+func (f *flow) closureStores(common *ssa.CallCommon, mc *ssa.MakeClosure, at ssa.Instruction) bool {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok || !f.c.local[fn] {
+		return false
+	}
+	f.c.reads(fn)
+	s := f.c.sums[fn]
+	if s == nil {
+		return false
+	}
+	changed := false
+	for j, stored := range s.frees {
+		if j >= len(mc.Bindings) || stored.l == 0 {
+			continue
+		}
+		l := labelled{l: stored.l & clockBits, srcs: stored.srcs}
+		for i, a := range common.Args {
+			if i < 62 && stored.l&(1<<i) != 0 {
+				l = union(l, union(f.get(a, at), f.fieldsOf(a)))
+			}
+		}
+		for k, b := range mc.Bindings {
+			if i := len(fn.Params) + k; i < 62 && stored.l&(1<<i) != 0 {
+				l = union(l, union(f.get(b, at), f.fieldsOf(b)))
+			}
+		}
+		if l.l == 0 {
+			continue
+		}
+		b := mc.Bindings[j]
+		changed = f.set(b, l) || changed
+		changed = f.addFields(b, l) || changed
+	}
+	return changed
 }
 
 // localResult returns what the result of a call of callee derives from,
@@ -500,6 +558,9 @@ func (f *flow) finish() []finding {
 	}
 
 	s := f.c.summary(f.fn)
+	if f.storesFrees(s) {
+		f.c.changed(f.fn)
+	}
 	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 || f.results&^s.results != 0 {
 		f.c.changed(f.fn)
 		if s.returns == nil {
@@ -517,6 +578,29 @@ func (f *flow) finish() []finding {
 		out = append(out, fd)
 	}
 	return out
+}
+
+// storesFrees records in s what the function stores into the variables
+// it captures, and reports whether s grew.
+func (f *flow) storesFrees(s *summary) bool {
+	grown := false
+	for j, fv := range f.fn.FreeVars {
+		l := union(f.vals[fv], f.structs[fv])
+		if i := len(f.fn.Params) + j; i < 62 {
+			l.l &^= labels(1) << i // the variable itself
+		}
+		if l.l == 0 {
+			continue
+		}
+		if len(s.frees) <= j {
+			s.frees = append(s.frees, make([]labelled, j+1-len(s.frees))...)
+		}
+		if next := union(s.frees[j], l); grew(s.frees[j], next) {
+			s.frees[j] = next
+			grown = true
+		}
+	}
+	return grown
 }
 
 // firstSQL names the SQL call of the function's first block that runs one.
