@@ -480,3 +480,47 @@ func TestEveryPackage(t *testing.T) {
 		t.Errorf("%d SARIF results, %d text findings (want at least %d):\n%s", len(seen), len(want), len(wantExample), strings.Join(want, "\n"))
 	}
 }
+
+// TestOnlyLeasePackagesLoaded runs the standalone command on
+// testdata/fastpath, where one package is a lease package by directive
+// (it reaches an HTTP client three imports away), one has a near miss of
+// the directive, and one that is neither does not compile. Run directly,
+// leaseguard lists the packages first and analyses only those that can
+// have a finding, with their imports: the lease package is checked with
+// its dependencies' facts, the near miss is reported, and the package
+// that does not compile is never loaded, unless a setting makes it a
+// lease package.
+func TestOnlyLeasePackagesLoaded(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(testdir.Root(), "fastpath"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"lease/lease.go:6:8: lease package imports HTTP client net/http via example.com/fast/relay -> example.com/fast/hop -> example.com/fast/client (example.com/fast/client uses http.Client.Get): a network call in the write path can veto leadership",
+		`mention/mention.go:1:1: malformed directive "// leaseguard:lease": write //leaseguard:lease, or the package is not checked`,
+	}
+	t.Run("directive", func(t *testing.T) {
+		r := run(t, dir, binary, "./...")
+		if got := findings(r.stderr, dir); r.code != 3 || !slices.Equal(got, want) {
+			t.Errorf("exit %d, want 3; findings:\n%s\nwant:\n%s\nstderr:\n%s", r.code, strings.Join(got, "\n"), strings.Join(want, "\n"), r.stderr)
+		}
+	})
+	t.Run("sarif", func(t *testing.T) {
+		r := run(t, dir, binary, "-format=sarif", "./...")
+		if r.code != 0 || strings.Contains(r.stdout+r.stderr, "not an int") || strings.Count(r.stdout, `"ruleId"`) != len(want) {
+			t.Errorf("exit %d, want 0 and %d results, none from other/:\n%s\n%s", r.code, len(want), r.stdout, r.stderr)
+		}
+	})
+	t.Run("setting", func(t *testing.T) {
+		r := run(t, dir, binary, "-lease.packages=example.com/fast/other", "./...")
+		if r.code != 1 || !strings.Contains(r.stderr, `cannot use "not an int"`) {
+			t.Errorf("exit %d, want 1 and the compile error of the package the setting names:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("no lease package", func(t *testing.T) {
+		r := run(t, dir, binary, "-json", "./plain", "./other")
+		if r.code != 0 || r.stdout != "{}\n" || r.stderr != "" {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 0, {} and nothing", r.code, r.stdout, r.stderr)
+		}
+	})
+}

@@ -2,6 +2,10 @@
 // the unitchecker protocol; run directly, it loads packages by pattern and
 // analyzes them with facts, like any multichecker.
 //
+// Run directly, it lists the packages that the patterns match before
+// loading any, and analyses only those that can have a finding (see
+// leaseRoots) with their imports.
+//
 // Exit codes, run directly: 0 no findings, 3 findings, 1 a tool error (a
 // package that does not compile, a pattern that matches nothing), 2 a bad
 // flag. With -json findings are printed as JSON and the exit code is 0
@@ -35,10 +39,12 @@ func Main() {
 		}
 		os.Args = append(os.Args[:1], os.Args[3:]...)
 	}
-	if len(os.Args) > 1 && strings.HasSuffix(os.Args[len(os.Args)-1], ".cfg") {
+	vet := len(os.Args) > 1 && strings.HasSuffix(os.Args[len(os.Args)-1], ".cfg")
+	if vet {
 		startingHeap()
 	}
-	analyzers := analyzer.New(config.Default())
+	cfg := config.Default()
+	analyzers := analyzer.New(cfg)
 	// A bad flag value stops the command with one line that names the flag
 	// and the value (the flag's Set checks it), not the whole usage, which
 	// go vet would print once per package.
@@ -48,7 +54,20 @@ func Main() {
 		fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
 		os.Exit(2)
 	case sarif:
-		os.Exit(runSARIF(os.Args[1:], analyzers, os.Stdout, os.Stderr))
+		os.Exit(runSARIF(os.Args[1:], cfg, analyzers, os.Stdout, os.Stderr))
+	}
+	if !vet {
+		// Only the packages that can have a finding, and their imports
+		// (see leaseRoots).
+		switch args, none, ok := narrow(os.Args[1:]); {
+		case none:
+			if jsonOutput(os.Args[1:]) {
+				fmt.Println("{}") // what the checker prints for no findings
+			}
+			os.Exit(0)
+		case ok:
+			os.Args = append(os.Args[:1], args...)
+		}
 	}
 	multichecker.Main(analyzers...)
 }
@@ -65,12 +84,28 @@ func quietUsage(fs *flag.FlagSet, args []string) func() {
 			name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
 			if name == "h" || name == "help" {
 				fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+				fmt.Fprint(fs.Output(), helpText)
 				fs.PrintDefaults()
 				return
 			}
 		}
 	}
 }
+
+// helpText says, before the flags, what a run loads.
+const helpText = `
+  leaseguard [flags] packages        analyse, standalone
+  go vet -vettool=$(command -v leaseguard) [flags] packages
+
+Run standalone, leaseguard lists the packages that the patterns match
+before it loads any, and analyses only those that can have a finding:
+lease packages (//leaseguard:lease, or -lease.packages), and packages with
+a comment that starts with leaseguard (a directive or a near miss of one).
+Their imports are loaded for facts. Other packages of ./... are not
+type-checked, so their compile errors are not reported. Exit codes: 0 no
+findings, 3 findings, 1 a tool error, 2 a bad flag.
+
+`
 
 // initialHeap is the heap size at which a go vet unit first collects
 // garbage.
@@ -100,4 +135,22 @@ func startingHeap() {
 type gcSentinel struct {
 	_ *int
 	_ [4]int
+}
+
+// jsonOutput reports whether args ask for JSON output (-json, -json=true).
+func jsonOutput(args []string) bool {
+	on := false
+	for _, a := range args {
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		switch name, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); {
+		case name != "json":
+		case value == "" || value == "true" || value == "1":
+			on = true
+		default:
+			on = false
+		}
+	}
+	return on
 }

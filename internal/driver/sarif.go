@@ -16,6 +16,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/leaseguard/leaseguard/analyzer/config"
 )
 
 // wantsSARIF reports whether args ask for SARIF output (-format=sarif or
@@ -39,9 +41,10 @@ func wantsSARIF(args []string) (bool, error) {
 
 // runSARIF analyzes the packages that args name, standalone, and writes
 // one SARIF 2.1.0 run to w, with a rule per analyzer and locations relative
-// to the module root. Like -json, it exits 0 with findings, 1 on a tool
+// to the module root. Only the packages that can have a finding are
+// loaded (see leaseRoots); cfg holds the analyzers' settings. Like -json, it exits 0 with findings, 1 on a tool
 // error, 2 on a bad flag.
-func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
+func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
 	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = quietUsage(fs, args)
@@ -75,7 +78,19 @@ func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer
 		return 2
 	}
 
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: *tests}, fs.Args()...)
+	patterns := fs.Args()
+	run := sarif.NewRunWithInformationURI("leaseguard", "https://github.com/leaseguard/leaseguard")
+	for _, a := range analyzers {
+		title, _, _ := strings.Cut(a.Doc, "\n")
+		run.AddRule(a.Name).WithShortDescription(sarif.NewMultiformatMessageString().WithText(title)).WithHelpURI(a.URL)
+	}
+	if roots, ok := leaseRoots(patterns, *tests, config.NewMatcher(cfg.Lease.Packages)); ok {
+		if len(roots) == 0 {
+			return writeSARIF(w, stderr, run)
+		}
+		patterns = roots
+	}
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: *tests}, patterns...)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
 		return 1
@@ -94,11 +109,6 @@ func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer
 	}
 
 	root := moduleRoot(pkgs)
-	run := sarif.NewRunWithInformationURI("leaseguard", "https://github.com/leaseguard/leaseguard")
-	for _, a := range analyzers {
-		title, _, _ := strings.Cut(a.Doc, "\n")
-		run.AddRule(a.Name).WithShortDescription(sarif.NewMultiformatMessageString().WithText(title)).WithHelpURI(a.URL)
-	}
 	type key struct{ posn, msg string }
 	seen := make(map[key]bool)
 	code := 0
@@ -147,13 +157,21 @@ func runSARIF(args []string, analyzers []*analysis.Analyzer, w, stderr io.Writer
 		}
 		return *pa.Region.StartLine - *pb.Region.StartLine
 	})
+	if c := writeSARIF(w, stderr, run); c != 0 {
+		return c
+	}
+	return code
+}
+
+// writeSARIF writes a report of run to w.
+func writeSARIF(w, stderr io.Writer, run *sarif.Run) int {
 	rep := report.NewV210Report()
 	rep.AddRun(run)
 	if err := rep.PrettyWrite(w); err != nil {
 		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
 		return 1
 	}
-	return code
+	return 0
 }
 
 // location is a SARIF location for the range from posn to end, relative to

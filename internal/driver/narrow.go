@@ -1,0 +1,154 @@
+package driver
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/leaseguard/leaseguard/analyzer"
+	"github.com/leaseguard/leaseguard/analyzer/config"
+)
+
+// Run directly, leaseguard analyses only the packages that can have a
+// finding, and the packages they import (for facts). Before anything is
+// type-checked, it lists the packages that the patterns match (the go
+// command's list: names and files, no types) and keeps:
+//
+//   - the packages that -lease.packages names;
+//   - the packages with a comment that starts with leaseguard: a lease,
+//     allow or sql directive, or a near miss of one (// LeaseGuard: lease),
+//     which the lease analyzer reports in any package.
+//
+// No other package can have a finding: every rule reports only in lease
+// packages, and directives are reported where they are written. So
+// leaseguard ./... on a repository with no lease package costs about what
+// go list ./... does, and one with a lease package costs what that
+// package's import graph does. A package that is not kept is not
+// type-checked, so a compile error in it is not reported.
+
+// leaseRoots returns the import paths among the packages that patterns
+// match that must be analysed (see above), in the listing's order. ok is
+// false when the listing failed, or a package in it has an error (a
+// pattern that matches nothing, a missing import): the patterns are then
+// analysed as given, so that the error is reported as it always was.
+func leaseRoots(patterns []string, tests bool, lease *config.Matcher) (roots []string, ok bool) {
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles, Tests: tests}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil || len(pkgs) == 0 {
+		return nil, false
+	}
+	seen := make(map[string]bool)
+	for _, p := range pkgs {
+		if len(p.Errors) > 0 {
+			return nil, false
+		}
+		if strings.HasSuffix(p.PkgPath, ".test") {
+			continue // go test's generated main: never checked
+		}
+		// An external test package is loaded with the package it tests.
+		path := strings.TrimSuffix(p.PkgPath, "_test")
+		if seen[path] {
+			continue
+		}
+		if !lease.Match(p.PkgPath) && !lease.Match(path) && !mentions(p.GoFiles) {
+			continue
+		}
+		seen[path] = true
+		roots = append(roots, path)
+	}
+	return roots, true
+}
+
+// mentions reports whether any of files has a comment that starts with
+// "leaseguard", in any case and spacing: where no file has one, the
+// package has no directive and no near miss of one. (An import of a
+// leaseguard package is no such comment.)
+func mentions(files []string) bool {
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return true // let the analysis report it
+		}
+		if commentStarts(b, "leaseguard") {
+			return true
+		}
+	}
+	return false
+}
+
+// commentStarts reports whether src has word, in any case, right after
+// // or /* and white space. It may find one inside a string literal,
+// which only costs a package loaded for nothing.
+func commentStarts(src []byte, word string) bool {
+	lower := bytes.ToLower(src)
+	for off := 0; ; {
+		i := bytes.Index(lower[off:], []byte(word))
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i
+		for j > 0 && (lower[j-1] == ' ' || lower[j-1] == '\t' || lower[j-1] >= utf8.RuneSelf) {
+			j-- // white space, in ASCII or not
+		}
+		if j >= 2 && lower[j-2] == '/' && (lower[j-1] == '/' || lower[j-1] == '*') {
+			return true
+		}
+		off = i + len(word)
+	}
+}
+
+// narrow rewrites the standalone command's arguments so that it loads
+// only the packages that leaseguard must analyse (see leaseRoots). It
+// returns the new arguments, or none = true when no package matched by the
+// patterns can have a finding. ok is false when the arguments are left as
+// they are: they do not parse (the checker reports the error), they ask
+// for the flags or the version, or the listing failed.
+func narrow(args []string) (out []string, none, ok bool) {
+	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	// The flags the checker defines, so that a pattern is told from a
+	// flag's value; analyzer flags are bound to a scratch configuration.
+	scratch := config.Default()
+	for _, a := range analyzer.New(scratch) {
+		fs.Var(new(boolValue), a.Name, "")
+		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, "") })
+	}
+	for _, name := range []string{"json", "fix", "diff", "source", "v", "all"} {
+		fs.Bool(name, false, "")
+	}
+	for _, name := range []string{"tags", "debug", "cpuprofile", "memprofile", "trace", "format"} {
+		fs.String(name, "", "")
+	}
+	fs.Int("c", -1, "")
+	tests := fs.Bool("test", true, "")
+	flags := fs.Bool("flags", false, "")
+	version := new(boolValue)
+	fs.Var(version, "V", "")
+	if fs.Parse(args) != nil || *flags || version.set || fs.NArg() == 0 {
+		return nil, false, false
+	}
+	patterns := fs.Args()
+	roots, ok := leaseRoots(patterns, *tests, config.NewMatcher(scratch.Lease.Packages))
+	if !ok {
+		return nil, false, false
+	}
+	if len(roots) == 0 {
+		return nil, true, true
+	}
+	out = append(append(out, args[:len(args)-len(patterns)]...), roots...)
+	return out, false, true
+}
+
+// boolValue is a flag that may be given bare, or with any value (-V=full).
+type boolValue struct{ set bool }
+
+func (b *boolValue) String() string   { return "" }
+func (b *boolValue) Set(string) error { b.set = true; return nil }
+func (b *boolValue) IsBoolFlag() bool { return true }

@@ -1,0 +1,3 @@
+module example.com/fast
+
+go 1.24
