@@ -15,7 +15,14 @@
 #               heap that a leaseguard vet unit takes (internal/driver): what
 #               the analysis itself costs over the floor
 #   vet         go vet with its default analyzers
-#   standalone  leaseguard ./... (its own loader, no vet cache)
+#   standalone  leaseguard ./... (its own loader, no vet cache); the corpus
+#               has no lease package, so this is the package listing alone
+#   standalone-lease
+#               leaseguard -lease.packages=$LEASEGUARD_BENCH_LEASE ./...
+#               (default github.com/prometheus/prometheus/tsdb): one lease
+#               package, loaded with its imports
+#   golist      go list ./...: what a run on a repository without a lease
+#               package is compared with
 #   golangci    golangci-lint with depguard and forbidigo set up to approximate
 #               the imports and clock rules, with a fresh golangci-lint cache
 #   golangci-lg the same golangci-lint binary (built with the leaseguard
@@ -37,7 +44,8 @@ mkdir -p "$out/bin"
 
 # 1. The tools.
 (cd "$root" && go build -o "$out/bin/leaseguard" ./cmd/leaseguard && go build -o "$out/bin/noopvet" ./bench/noopvet)
-contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone golangci golangci-lg}
+contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone standalone-lease golist golangci golangci-lg}
+lease=${LEASEGUARD_BENCH_LEASE:-github.com/prometheus/prometheus/tsdb}
 case " $contenders " in
 *" golangci"*) gcl=$("$root/scripts/golangci.sh") ;;
 esac
@@ -130,6 +138,8 @@ run() {
 	lg-gogc100) t=$(salted "$out/bin/leaseguard"); measure lg-gogc100 env GOGC=100 go vet -vettool="$t" ./...; rm -f "$t" ;;
 	vet) t=$(salted "$(go env GOTOOLDIR)/vet"); measure vet go vet -vettool="$t" ./...; rm -f "$t" ;;
 	standalone) measure standalone "$out/bin/leaseguard" ./... ;;
+	standalone-lease) measure standalone-lease "$out/bin/leaseguard" -lease.packages="$lease" ./... ;;
+	golist) measure golist go list ./... ;;
 	golangci) rm -rf "$out/gcl-cache"; measure golangci env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci.yml" ./... ;;
 	golangci-lg) rm -rf "$out/gcl-cache"; measure golangci-lg env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci-lg.yml" ./... ;;
 	esac

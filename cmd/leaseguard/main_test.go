@@ -109,6 +109,9 @@ func TestDrivers(t *testing.T) {
 	}{
 		{"standalone", []string{binary, "./..."}, 3},
 		{"standalone with -C", []string{binary, "-C", dir, "./..."}, 3},
+		// A flag that only the in-process checker has keeps the run in
+		// process, not through go vet: the same findings.
+		{"standalone in process", []string{binary, "-test", "./..."}, 3},
 		{"go vet -vettool", []string{"go", "vet", "-vettool=" + binary, "./..."}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

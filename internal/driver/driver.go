@@ -4,7 +4,8 @@
 //
 // Run directly, it lists the packages that the patterns match before
 // loading any, and analyses only those that can have a finding (see
-// leaseRoots) with their imports.
+// leaseRoots) with their imports, through go vet where it can (see
+// viaVet).
 //
 // Exit codes, run directly: 0 no findings, 3 findings, 1 a tool error (a
 // package that does not compile, a pattern that matches nothing), 2 a bad
@@ -58,15 +59,18 @@ func Main() {
 	}
 	if !vet {
 		// Only the packages that can have a finding, and their imports
-		// (see leaseRoots).
-		switch args, none, ok := narrow(os.Args[1:]); {
-		case none:
-			if jsonOutput(os.Args[1:]) {
-				fmt.Println("{}") // what the checker prints for no findings
+		// (see leaseRoots), through go vet where it can (see viaVet).
+		if p, ok := narrow(os.Args[1:]); ok {
+			switch {
+			case len(p.roots) == 0:
+				if p.json {
+					fmt.Println("{}") // what the checker prints for no findings
+				}
+				os.Exit(0)
+			case p.vet:
+				os.Exit(viaVet(p.flags, p.roots, p.json, os.Stdout, os.Stderr))
 			}
-			os.Exit(0)
-		case ok:
-			os.Args = append(os.Args[:1], args...)
+			os.Args = append(os.Args[:1], p.args()...)
 		}
 	}
 	multichecker.Main(analyzers...)
@@ -135,22 +139,4 @@ func startingHeap() {
 type gcSentinel struct {
 	_ *int
 	_ [4]int
-}
-
-// jsonOutput reports whether args ask for JSON output (-json, -json=true).
-func jsonOutput(args []string) bool {
-	on := false
-	for _, a := range args {
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			break
-		}
-		switch name, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); {
-		case name != "json":
-		case value == "" || value == "true" || value == "1":
-			on = true
-		default:
-			on = false
-		}
-	}
-	return on
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -103,13 +104,30 @@ func commentStarts(src []byte, word string) bool {
 	}
 }
 
-// narrow rewrites the standalone command's arguments so that it loads
-// only the packages that leaseguard must analyse (see leaseRoots). It
-// returns the new arguments, or none = true when no package matched by the
-// patterns can have a finding. ok is false when the arguments are left as
-// they are: they do not parse (the checker reports the error), they ask
-// for the flags or the version, or the listing failed.
-func narrow(args []string) (out []string, none, ok bool) {
+// A plan is what a standalone run analyses, and how.
+type plan struct {
+	flags []string // the flags given, without -json and --
+	roots []string // the packages to analyse (see leaseRoots)
+	json  bool     // -json
+	vet   bool     // go vet can run it (see viaVet): no flag that only the in-process checker has
+}
+
+// args returns the arguments for the in-process checker: the flags, then
+// the roots.
+func (p *plan) args() []string {
+	out := slices.Clone(p.flags)
+	if p.json {
+		out = append(out, "-json")
+	}
+	return append(append(out, "--"), p.roots...)
+}
+
+// narrow plans a standalone run of args: the packages that leaseguard
+// must analyse (see leaseRoots), none when no package that the patterns
+// match can have a finding. ok is false when args are left as they are:
+// they do not parse (the checker reports the error), they ask for the
+// flags or the version, or the listing failed.
+func narrow(args []string) (p *plan, ok bool) {
 	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -120,10 +138,13 @@ func narrow(args []string) (out []string, none, ok bool) {
 		fs.Var(new(boolValue), a.Name, "")
 		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, "") })
 	}
-	for _, name := range []string{"json", "fix", "diff", "source", "v", "all"} {
+	jsonOut := fs.Bool("json", false, "")
+	// The checker's own flags: with one of them, the run stays in process.
+	own := []string{"fix", "diff", "source", "v", "all", "tags", "debug", "cpuprofile", "memprofile", "trace", "format", "c", "test"}
+	for _, name := range own[:5] {
 		fs.Bool(name, false, "")
 	}
-	for _, name := range []string{"tags", "debug", "cpuprofile", "memprofile", "trace", "format"} {
+	for _, name := range own[5:11] {
 		fs.String(name, "", "")
 	}
 	fs.Int("c", -1, "")
@@ -132,18 +153,26 @@ func narrow(args []string) (out []string, none, ok bool) {
 	version := new(boolValue)
 	fs.Var(version, "V", "")
 	if fs.Parse(args) != nil || *flags || version.set || fs.NArg() == 0 {
-		return nil, false, false
+		return nil, false
 	}
 	patterns := fs.Args()
 	roots, ok := leaseRoots(patterns, *tests, config.NewMatcher(scratch.Lease.Packages))
 	if !ok {
-		return nil, false, false
+		return nil, false
 	}
-	if len(roots) == 0 {
-		return nil, true, true
+	p = &plan{roots: roots, json: *jsonOut, vet: true}
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(own, f.Name) {
+			p.vet = false
+		}
+	})
+	for _, a := range args[:len(args)-len(patterns)] {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if a != "--" && (!strings.HasPrefix(a, "-") || name != "json") {
+			p.flags = append(p.flags, a)
+		}
 	}
-	out = append(append(out, args[:len(args)-len(patterns)]...), roots...)
-	return out, false, true
+	return p, true
 }
 
 // boolValue is a flag that may be given bare, or with any value (-V=full).

@@ -1,0 +1,143 @@
+package driver
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Run standalone with text or JSON output, leaseguard hands the packages
+// it must analyse (see leaseRoots) to go vet, with itself as the vet tool:
+// the go command analyses each package in a process of its own, in
+// parallel, and caches each result (facts included) by the tool, its
+// flags and the package's inputs, so a second run, or a run after an edit
+// to one file, analyses only what the edit changed. leaseguard prints go
+// vet's findings as its own. The flags that only the in-process checker
+// has (-fix, -diff, -c, -debug, profiles, -test=false) keep the
+// in-process checker.
+
+// vetDiagnostic is a finding as go vet -json prints it.
+type vetDiagnostic struct {
+	Category string `json:"category,omitempty"`
+	Posn     string `json:"posn"`
+	End      string `json:"end"`
+	Message  string `json:"message"`
+	Related  []struct {
+		Posn    string `json:"posn"`
+		End     string `json:"end"`
+		Message string `json:"message"`
+	} `json:"related,omitempty"`
+}
+
+// viaVet runs go vet -json on roots with this executable as the vet tool
+// and flags as its flags, and prints the findings as the checker would:
+// one JSON tree on stdout with jsonOut, else a line per finding (and one
+// per related position, indented by a tab) on stderr. It returns the
+// command's exit code: 1 when go vet failed, 3 for findings in text, else
+// 0.
+func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
+		return 1
+	}
+	args := append([]string{"vet", "-vettool=" + exe, "-json"}, flags...)
+	cmd := exec.Command("go", append(append(args, "--"), roots...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			fmt.Fprintf(stderr, "leaseguard: go vet: %v\n", err)
+		}
+		return 1
+	}
+	// One tree per vet unit: package ID -> analyzer -> findings (or an
+	// error object).
+	tree := make(map[string]map[string]json.RawMessage)
+	dec := json.NewDecoder(&out)
+	for {
+		var unit map[string]map[string]json.RawMessage
+		if err := dec.Decode(&unit); err == io.EOF {
+			break
+		} else if err != nil {
+			fmt.Fprintf(stderr, "leaseguard: reading go vet's output: %v\n", err)
+			return 1
+		}
+		for id, byAnalyzer := range unit {
+			tree[id] = byAnalyzer
+		}
+	}
+	if jsonOut {
+		data, err := json.MarshalIndent(tree, "", "\t")
+		if err != nil {
+			fmt.Fprintf(stderr, "leaseguard: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s\n", data)
+		return 0
+	}
+	var diags []vetDiagnostic
+	code := 0
+	for id, byAnalyzer := range tree {
+		for name, raw := range byAnalyzer {
+			var ds []vetDiagnostic
+			if json.Unmarshal(raw, &ds) != nil {
+				// An analyzer that failed on a package: {"error": "..."}.
+				var e struct{ Error string }
+				_ = json.Unmarshal(raw, &e)
+				fmt.Fprintf(stderr, "leaseguard: %s: %s: %s\n", id, name, e.Error)
+				code = 1
+				continue
+			}
+			diags = append(diags, ds...)
+		}
+	}
+	// A package and its test variant report the same finding once.
+	slices.SortFunc(diags, func(a, b vetDiagnostic) int {
+		return cmp.Or(comparePosn(a.Posn, b.Posn), strings.Compare(a.Message, b.Message))
+	})
+	diags = slices.CompactFunc(diags, func(a, b vetDiagnostic) bool { return a.Posn == b.Posn && a.Message == b.Message })
+	for _, d := range diags {
+		fmt.Fprintf(stderr, "%s: %s\n", d.Posn, d.Message)
+		for _, r := range d.Related {
+			fmt.Fprintf(stderr, "%s: \t%s\n", r.Posn, r.Message)
+		}
+	}
+	if code == 0 && len(diags) > 0 {
+		code = 3
+	}
+	return code
+}
+
+// comparePosn orders file:line:col positions by file, then line and
+// column as numbers.
+func comparePosn(a, b string) int {
+	af, al, ac := splitPosn(a)
+	bf, bl, bc := splitPosn(b)
+	return cmp.Or(strings.Compare(af, bf), cmp.Compare(al, bl), cmp.Compare(ac, bc))
+}
+
+func splitPosn(p string) (file string, line, col int) {
+	rest, c := cutLast(p)
+	file, l := cutLast(rest)
+	line, _ = strconv.Atoi(l)
+	col, _ = strconv.Atoi(c)
+	return file, line, col
+}
+
+// cutLast cuts s at its last colon.
+func cutLast(s string) (before, after string) {
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
+}
