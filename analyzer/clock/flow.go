@@ -290,7 +290,7 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	}
 	via, inner := f.c.returnsClock(callee, obj)
 	switch desc, read := f.c.clockRead(obj); {
-	case inner != nil && !returnsTime(obj):
+	case inner != nil && !returnsTime(common.Signature()):
 		// A function of the package that passes on a read it made (a
 		// struct, a term, a decision built from it): the read is where
 		// the clock is, and is reported there.

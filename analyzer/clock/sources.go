@@ -88,10 +88,11 @@ func (c *checker) returnsClock(callee *ssa.Function, fn *types.Func) (string, *s
 	return "", nil
 }
 
-// returnsTime reports whether fn's only result is a time: a clock of the
-// package's own (now(), deadline()), each of whose calls is a read.
-func returnsTime(fn *types.Func) bool {
-	res := fn.Signature().Results()
+// returnsTime reports whether a function of signature sig has a time as
+// its only result: a clock of the package's own (now(), deadline()), each
+// of whose calls is a read.
+func returnsTime(sig *types.Signature) bool {
+	res := sig.Results()
 	if res.Len() != 1 {
 		return false
 	}

@@ -102,3 +102,18 @@ func collectIDs(ctx context.Context, ids []string) error {
 	_, err := pool.Exec(ctx, upsertJobs, out, []time.Time{})
 	return err
 }
+
+// A function literal that returns a read inside a struct: the read is
+// where the clock is (a literal has no name of its own).
+func literalReturn(ctx context.Context) error {
+	type stamped struct {
+		ID        string
+		UpdatedAt time.Time
+	}
+	mk := func(id string) *stamped {
+		return &stamped{ID: id, UpdatedAt: time.Now()} // want `time.Now flows into an argument of Exec`
+	}
+	u := mk("a")
+	_, err := pool.Exec(ctx, upsertJobs, []string{u.ID}, []time.Time{u.UpdatedAt})
+	return err
+}
