@@ -33,7 +33,7 @@ import (
 // reported as before.
 type stamps struct {
 	texts  *sqltext.Texts
-	parses map[string]*pgsql.Parsed
+	parses pgsql.Cache
 	judged map[string]bool // relation names (and aliases resolved) that some statement compares by order
 	cols   map[string]bool // the lease's holder and expiry column names
 }
@@ -52,7 +52,7 @@ func (c *checker) stamps() *stamps {
 		return c.stampJudge
 	}
 	s := &stamps{
-		parses: make(map[string]*pgsql.Parsed),
+		parses: make(pgsql.Cache),
 		judged: make(map[string]bool),
 		cols: map[string]bool{
 			pgsql.Identifier(cmp.Or(c.fence.HolderColumn, config.DefaultHolderColumn)): true,
@@ -61,9 +61,9 @@ func (c *checker) stamps() *stamps {
 	}
 	c.stampJudge = s
 	s.texts = sqltext.New(c.ssa.Pkg, c.pass.Files, lazyssa.Funcs(c.ssa), c.pass.Fset, c.pass.TypesInfo)
-	s.judged[relation(cmp.Or(c.fence.Table, config.DefaultLeaseTable))] = true
+	s.judged[pgsql.RelationName(cmp.Or(c.fence.Table, config.DefaultLeaseTable))] = true
 	for _, t := range c.fence.Tables {
-		s.judged[relation(t)] = true
+		s.judged[pgsql.RelationName(t)] = true
 	}
 	for _, fn := range c.ssa.SrcFuncs {
 		for _, b := range fn.Blocks {
@@ -83,17 +83,6 @@ func (c *checker) stamps() *stamps {
 	return s
 }
 
-// relation returns the relation name that a table setting matches.
-func relation(setting string) string {
-	name := pgsql.QualifiedName(setting)
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '.' {
-			return name[i+1:]
-		}
-	}
-	return name
-}
-
 // sent returns the parsed texts that call, an SQL method's call, may send.
 func (s *stamps) sent(call *ssa.CallCommon) []*pgsql.Parsed {
 	m := sqlcall.Callee(call)
@@ -110,18 +99,9 @@ func (s *stamps) sent(call *ssa.CallCommon) []*pgsql.Parsed {
 	}
 	var ps []*pgsql.Parsed
 	for _, t := range ts {
-		ps = append(ps, s.parse(t.SQL))
+		ps = append(ps, s.parses.Parse(t.SQL))
 	}
 	return ps
-}
-
-func (s *stamps) parse(sql string) *pgsql.Parsed {
-	p, ok := s.parses[sql]
-	if !ok {
-		p = pgsql.Parse(sql)
-		s.parses[sql] = p
-	}
-	return p
 }
 
 // learn records the tables whose columns raw compares by order.
@@ -213,7 +193,7 @@ func (s *stamps) only(call *ssa.CallCommon) bool {
 			}
 			if ts, ok := s.texts.Of(a); ok {
 				for _, t := range ts {
-					ps = append(ps, s.parse(t.SQL))
+					ps = append(ps, s.parses.Parse(t.SQL))
 				}
 			}
 		}

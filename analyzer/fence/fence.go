@@ -87,7 +87,7 @@ type checker struct {
 	cfg  config.Fence
 
 	texts   *sqltext.Texts
-	parses  map[string]*pgsql.Parsed // each text parsed once
+	parses  pgsql.Cache
 	names   *names
 	seen    map[string]bool // reports made: a statement reached twice reports once
 	dialect bool            // the note on another database's SQL was made
@@ -110,7 +110,7 @@ type sent struct {
 }
 
 func (c *checker) run(info *buildssa.SSA) {
-	c.parses = make(map[string]*pgsql.Parsed)
+	c.parses = make(pgsql.Cache)
 	c.seen = make(map[string]bool)
 	funcs := lazyssa.Funcs(info)
 	c.texts = sqltext.New(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
@@ -134,7 +134,7 @@ func (c *checker) run(info *buildssa.SSA) {
 	for _, s := range sites {
 		s.first = c.firstInTx(s)
 		for _, t := range s.texts {
-			p := c.parse(t.SQL)
+			p := c.parses.Parse(t.SQL)
 			if p.Err != nil {
 				c.reportParse(s, t, p)
 				continue
@@ -211,15 +211,6 @@ func (c *checker) site(instr ssa.Instruction) *site {
 		return nil // not recoverable: not guessed at
 	}
 	return &site{call: call, fn: m, texts: ts}
-}
-
-func (c *checker) parse(sql string) *pgsql.Parsed {
-	p, ok := c.parses[sql]
-	if !ok {
-		p = pgsql.Parse(sql)
-		c.parses[sql] = p
-	}
-	return p
 }
 
 // reportParse reports a text that was not parsed: too large or deep to
@@ -430,7 +421,7 @@ func (c *checker) learn(sites []*site) *names {
 	}
 	var all []*pg_query.RawStmt
 	add := func(sql string) {
-		if p := c.parse(sql); p.Err == nil {
+		if p := c.parses.Parse(sql); p.Err == nil {
 			all = append(all, p.Stmts...)
 		}
 	}
@@ -448,11 +439,7 @@ func (c *checker) learn(sites []*site) *names {
 		}
 	}
 	if c.cfg.Table != "" {
-		table := pgsql.QualifiedName(c.cfg.Table)
-		if i := strings.LastIndexByte(table, '.'); i >= 0 {
-			table = table[i+1:] // relations are matched by name
-		}
-		n.leases[table] = true
+		n.leases[pgsql.RelationName(c.cfg.Table)] = true
 	}
 	for _, raw := range all {
 		pgsql.Walk(raw, func(x *pg_query.Node) bool {

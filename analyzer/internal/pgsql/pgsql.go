@@ -324,3 +324,17 @@ func (p *Parsed) Dialect() string {
 	}
 	return ""
 }
+
+// Cache holds the parse of each text, so that a text that several calls
+// send is parsed once.
+type Cache map[string]*Parsed
+
+// Parse returns the parse of sql, parsing it on first use.
+func (c Cache) Parse(sql string) *Parsed {
+	p, ok := c[sql]
+	if !ok {
+		p = Parse(sql)
+		c[sql] = p
+	}
+	return p
+}

@@ -156,3 +156,13 @@ func QualifiedName(s string) string {
 	}
 	return Identifier(s)
 }
+
+// RelationName returns the relation name that a table written in a
+// setting matches: relations are matched by name, without their schema.
+func RelationName(setting string) string {
+	name := QualifiedName(setting)
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
