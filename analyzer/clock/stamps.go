@@ -240,13 +240,6 @@ func (s *stamps) stampsOnly(raw *pg_query.RawStmt) bool {
 		}
 		return !lease
 	})
-	if ins := raw.Stmt.GetInsertStmt(); ins != nil {
-		for _, col := range ins.Cols {
-			if rt := col.GetResTarget(); rt != nil && s.cols[rt.Name] {
-				lease = true
-			}
-		}
-	}
 	return !lease
 }
 

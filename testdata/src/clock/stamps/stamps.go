@@ -97,3 +97,9 @@ func runtimeStamp(ctx context.Context, table string) error {
 	_, err := pool.Exec(ctx, "INSERT INTO "+table+" (at) VALUES ($1)", time.Now()) // ok: a stamp nothing judges
 	return err
 }
+
+// An INSERT that names a lease column is evidence too.
+func joinMembership(ctx context.Context) error {
+	_, err := pool.Exec(ctx, `INSERT INTO members (id, expires_at) VALUES ($1, $2)`, 2, time.Now().Add(time.Minute)) // want `time.Now flows into an argument of Exec`
+	return err
+}
