@@ -37,12 +37,16 @@ an interface named by -clock.sql-interfaces, or whose doc comment carries
 //leaseguard:sql, executes SQL with all its arguments; a struct argument
 carries what its fields were set from. A call that is given a function
 literal which executes SQL executes SQL: the callee is expected to run it.
+The arguments of upper/db's query builder methods (Set, Where, And, a
+collection's Insert) become SQL, and the call that sends the chain executes
+it.
 
 Values that feed only logs, metrics, latency measurements or errors are not
 reported, nor a clock value that an INSERT or UPDATE only stamps into a table
 whose times nothing in the package judges: no statement compares its columns
-by order, it is not the lease table, and the write names no lease column. Timers, tickers, time.Sleep, time.After and context deadlines
-schedule; they do not decide, and are not clock reads.`
+by order, it is not the lease table, and the write names no lease column.
+Timers, tickers, time.Sleep, time.After and context deadlines schedule; they
+do not decide, and are not clock reads.`
 
 // ReturnsClock is the fact that a function's result derives from a clock
 // read, so that helpers in other packages are seen through.

@@ -24,6 +24,7 @@ func TestClock(t *testing.T) {
 		{"reads that decide nothing", nil, []string{"clock/negative"}},
 		{"stamps and times that decide", nil, []string{"clock/stamps"}},
 		{"literals that store into captured variables", nil, []string{"clock/captured"}},
+		{"a query builder's statements", nil, []string{"clock/builder"}},
 		{"not a lease package", nil, []string{"clock/notlease"}},
 		{"facts of helpers in other packages", nil, []string{"example.com/clockutil", "example.com/sqlutil"}},
 		{"facts carried between a package's functions", nil, []string{"example.com/clockspread", "example.com/clockinit"}},

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
@@ -359,6 +360,18 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 				what, stamp = "the SQL text", nil
 			}
 			f.sink(a, instr, what+" of "+m.Name(), stamp)
+		}
+	} else if m, sends, ok := sqltext.BuilderCall(common); ok {
+		// A query builder's step: its arguments become the statement's
+		// parts; the step that sends it is judged as an SQL call.
+		var stamp *ssa.CallCommon
+		if sends {
+			result = sqlResult(result, via)
+			f.runsSQL(instr, m.Name())
+			stamp = common
+		}
+		for _, a := range common.Args {
+			f.sink(a, instr, "an argument of "+m.Name()+", which builds SQL", stamp)
 		}
 	} else if m := f.c.sqlInterfaceCall(common); m != nil {
 		result = sqlResult(result, via)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
@@ -168,7 +169,7 @@ func global(v *types.Var) bool {
 // SQL: fn reads the clock, executes SQL, or is another package's function
 // with a fact that says it returns a clock value or executes SQL.
 func (c *checker) source(fn *types.Func) bool {
-	if _, ok := c.clockRead(fn); ok || sqlcall.Method(fn) || c.sqlInterfaceMethod(fn) {
+	if _, ok := c.clockRead(fn); ok || sqlcall.Method(fn) || sqltext.BuilderMethod(fn) || c.sqlInterfaceMethod(fn) {
 		return true
 	}
 	return fn.Pkg() != nil && fn.Pkg() != c.pass.Pkg &&

@@ -61,10 +61,6 @@ func (c *checker) stamps() *stamps {
 	}
 	c.stampJudge = s
 	s.texts = sqltext.New(c.ssa.Pkg, c.pass.Files, lazyssa.Funcs(c.ssa), c.pass.Fset, c.pass.TypesInfo)
-	s.judged[pgsql.RelationName(cmp.Or(c.fence.Table, config.DefaultLeaseTable))] = true
-	for _, t := range c.fence.Tables {
-		s.judged[pgsql.RelationName(t)] = true
-	}
 	for _, fn := range c.ssa.SrcFuncs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -80,21 +76,36 @@ func (c *checker) stamps() *stamps {
 			}
 		}
 	}
+	// The lease and guarded tables by setting; one named by the Go field
+	// that holds it stands as that field's placeholder, known now that
+	// every text is recovered.
+	for _, t := range append([]string{cmp.Or(c.fence.Table, config.DefaultLeaseTable)}, c.fence.Tables...) {
+		if config.GoName(t) {
+			for _, ph := range s.texts.Named(t) {
+				s.judged[ph] = true
+			}
+		} else {
+			s.judged[pgsql.RelationName(t)] = true
+		}
+	}
 	return s
 }
 
 // sent returns the parsed texts that call, an SQL method's call, may send.
 func (s *stamps) sent(call *ssa.CallCommon) []*pgsql.Parsed {
-	m := sqlcall.Callee(call)
-	if m == nil {
-		return nil
-	}
-	v := sqlcall.Text(call, m)
-	if v == nil {
-		return nil
-	}
-	ts, ok := s.texts.Of(v)
-	if !ok {
+	var ts []sqltext.Text
+	if m := sqlcall.Callee(call); m != nil {
+		v := sqlcall.Text(call, m)
+		if v == nil {
+			return nil
+		}
+		var ok bool
+		if ts, ok = s.texts.Of(v); !ok {
+			return nil
+		}
+	} else if t, ok := s.texts.Built(call); ok {
+		ts = []sqltext.Text{t}
+	} else {
 		return nil
 	}
 	var ps []*pgsql.Parsed

@@ -65,7 +65,7 @@ func TestFlags(t *testing.T) {
 		"-imports.ban=example.com/sdk", "-imports.allow=net/http/...test", "-imports.strict", "-imports.tests",
 		"-clock.funcs=example.com/c.Now,example.com/c.Clock.Now,gopkg.in/yaml.v3.T.Now,time.Now",
 		"-clock.sql-interfaces=example.com/repo.Store,gopkg.in/db.v2.Querier",
-		"-fence.table=app.leases", `-fence.tables=orders, billing.invoices, "Audit Log"`,
+		"-fence.table=app.leases", `-fence.tables=orders, billing.invoices, "Audit Log", example.com/app.Config.History`,
 		`-fence.holder-column="Owner"`, "-fence.epoch-column=term", "-fence.expiry-column=valid_until",
 	})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestFlags(t *testing.T) {
 		Imports: config.Imports{Ban: config.Patterns{"example.com/sdk"}, Allow: config.Patterns{"net/http/...test"}, Strict: true, Tests: true},
 		Clock: config.Clock{Funcs: config.Patterns{"example.com/c.Now", "example.com/c.Clock.Now", "gopkg.in/yaml.v3.T.Now", "time.Now"},
 			SQLInterfaces: []string{"example.com/repo.Store", "gopkg.in/db.v2.Querier"}},
-		Fence: config.Fence{Table: "app.leases", Tables: config.Names{"orders", "billing.invoices", `"Audit Log"`},
+		Fence: config.Fence{Table: "app.leases", Tables: config.Names{"orders", "billing.invoices", `"Audit Log"`, "example.com/app.Config.History"},
 			HolderColumn: `"Owner"`, EpochColumn: "term", ExpiryColumn: "valid_until"},
 	}
 	if !reflect.DeepEqual(*c, want2) {
@@ -85,7 +85,7 @@ func TestFlags(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("Validate after good flags: %v", err)
 	}
-	if got := fs.Lookup("fence.tables").Value.String(); got != `orders,billing.invoices,"Audit Log"` {
+	if got := fs.Lookup("fence.tables").Value.String(); got != `orders,billing.invoices,"Audit Log",example.com/app.Config.History` {
 		t.Errorf("-fence.tables String = %q", got)
 	}
 }
@@ -113,6 +113,10 @@ var bad = []struct{ setting, value, why string }{
 	{"fence.table", `"unterminated`, "is not an SQL name"},
 	{"fence.table", `""`, "is not an SQL name"},
 	{"fence.tables", `"a"b"`, "is not an SQL name"},
+	{"fence.table", "example.com/app.Config.Lease.Table", "is not a Go field or variable"},
+	{"fence.table", "example.com/app", "is not a Go field or variable"},
+	{"fence.tables", "example.com/app.Config.1st", "is not a Go field or variable"},
+	{"fence.table", "example.com/.../app.Table", "is not a Go field or variable"},
 	{"clock.sql-interfaces", "nodot", "is not an interface name"},
 	{"clock.sql-interfaces", "example.com/repo.Not an ident", "is not an identifier"},
 	{"clock.sql-interfaces", "./rel.Repo", "is a relative pattern"},

@@ -40,10 +40,10 @@ func (c *Config) settings() []setting {
 			usage: "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method"},
 		{rule: "clock", key: "sql-interfaces", list: &c.Clock.SQLInterfaces, check: checkInterface,
 			usage: "comma-separated interfaces whose every method executes SQL, as pkg/path.Interface"},
-		{rule: "fence", key: "table", str: &c.Fence.Table, check: checkName,
-			usage: "the lease table (default: the table the package's statements treat as a lease, else " + DefaultLeaseTable + ")"},
-		{rule: "fence", key: "tables", list: (*[]string)(&c.Fence.Tables), check: checkName,
-			usage: "comma-separated tables whose writes need a fence, besides those the package's SQL shows to need one"},
+		{rule: "fence", key: "table", str: &c.Fence.Table, check: checkTable,
+			usage: "the lease table, or the Go field or variable that holds its name at run time as pkg/path.Type.Field or pkg/path.Var (default: the table the package's statements treat as a lease, else " + DefaultLeaseTable + ")"},
+		{rule: "fence", key: "tables", list: (*[]string)(&c.Fence.Tables), check: checkTable,
+			usage: "comma-separated tables whose writes need a fence, besides those the package's SQL shows to need one; a table named at run time by the Go field or variable that holds its name"},
 		{rule: "fence", key: "holder-column", str: &c.Fence.HolderColumn, check: checkColumn,
 			usage: "the lease table's holder column (default " + DefaultHolderColumn + ")"},
 		{rule: "fence", key: "epoch-column", str: &c.Fence.EpochColumn, check: checkColumn,
@@ -197,6 +197,29 @@ var (
 func checkName(n string) error {
 	if !sqlName.MatchString(n) {
 		return fmt.Errorf("%q is not an SQL name: want an identifier (unquoted, folded to lower case, or \"Quoted\", kept as written), or schema.identifier", n)
+	}
+	return nil
+}
+
+// GoName reports whether a table setting names the Go field or package
+// variable that holds a table's name at run time (pkg/path.Type.Field or
+// pkg/path.Var: it has a package path, so a slash) rather than the table.
+func GoName(setting string) bool { return strings.Contains(setting, "/") }
+
+// checkTable checks a table setting: an SQL name (see checkName), or the
+// Go field or package variable that holds one.
+func checkTable(n string) error {
+	if !GoName(n) {
+		return checkName(n)
+	}
+	slash := strings.LastIndexByte(n, '/')
+	parts := strings.Split(n[slash+1:], ".")
+	ok := len(parts) == 2 || len(parts) == 3
+	for _, p := range parts[1:] {
+		ok = ok && token.IsIdentifier(p)
+	}
+	if !ok || parts[0] == "" || strings.Contains(n, "...") {
+		return fmt.Errorf("%q is not a Go field or variable: want pkg/path.Type.Field or pkg/path.Var, for a table named at run time", n)
 	}
 	return nil
 }

@@ -50,8 +50,10 @@ and a text too large or deep to parse safely is reported as such.
 SQL is read from constants and their concatenations, fmt.Sprintf with a
 constant format, unexported fields and package variables assigned only such
 values, //go:embed files, parameters of functions that only the package
-calls, and generated files such as sqlc's. A part that is not constant
-stands in for the Go expression it came from (a table named at run time).`
+calls, and generated files such as sqlc's; and the statements that
+upper/db's query builder chains send. A part that is not constant stands in
+for the Go expression it came from (a table named at run time); the lease
+table may be named by the Go field that holds its name.`
 
 // New returns the fence analyzer, with its flags bound to cfg.Fence.
 // leaseAnalyzer is the analyzer from lease.New on the same cfg.
@@ -200,6 +202,10 @@ func (c *checker) site(instr ssa.Instruction) *site {
 	}
 	m := sqlcall.Callee(call.Common())
 	if m == nil {
+		// A query builder's chain that sends its statement.
+		if t, ok := c.texts.Built(call.Common()); ok {
+			return &site{call: call, fn: call.Common().Method, texts: []sqltext.Text{t}}
+		}
 		return nil
 	}
 	v := sqlcall.Text(call.Common(), m)
@@ -417,7 +423,9 @@ func (c *checker) learn(sites []*site) *names {
 		display:      c.display,
 	}
 	for _, t := range c.cfg.Tables {
-		n.guarded[pgsql.QualifiedName(t)] = true
+		for _, name := range c.relations(t, pgsql.QualifiedName) {
+			n.guarded[name] = true
+		}
 	}
 	var all []*pg_query.RawStmt
 	add := func(sql string) {
@@ -439,13 +447,16 @@ func (c *checker) learn(sites []*site) *names {
 		}
 	}
 	if c.cfg.Table != "" {
-		n.leases[pgsql.RelationName(c.cfg.Table)] = true
+		for _, name := range c.relations(c.cfg.Table, pgsql.RelationName) {
+			n.leases[name] = true
+		}
 	}
 	for _, raw := range all {
 		pgsql.Walk(raw, func(x *pg_query.Node) bool {
-			// A table named at run time cannot be named by setting: its
-			// statements say whether it is the lease table.
-			if rv, ok := n.leaseShape(x); ok && (c.cfg.Table == "" || sqltext.IsPlaceholder(rv.Relname)) {
+			// A table named at run time, unless the setting names the
+			// Go field that holds it: its statements say whether it is
+			// the lease table.
+			if rv, ok := n.leaseShape(x); ok && (c.cfg.Table == "" || sqltext.IsPlaceholder(rv.Relname) && !config.GoName(c.cfg.Table)) {
 				n.leases[rv.Relname] = true
 			}
 			return true
@@ -472,6 +483,16 @@ func (c *checker) learn(sites []*site) *names {
 		})
 	}
 	return n
+}
+
+// relations returns the relation names that a table setting matches: the
+// table's name as name reads it, or the placeholders of the texts
+// recovered so far that stand for the Go field or variable it names.
+func (c *checker) relations(setting string, name func(string) string) []string {
+	if config.GoName(setting) {
+		return c.texts.Named(setting)
+	}
+	return []string{name(setting)}
 }
 
 // leaseShape reports whether x is a statement that treats its table as a

@@ -41,6 +41,7 @@ func TestFence(t *testing.T) {
 		{"quoted names", func(c *config.Config) { c.Fence.Table = `"Lease"` }, []string{"fence/quoted"}},
 		{"many texts through a helper, and a text too deep to parse", nil, []string{"fence/manytexts"}},
 		{"renewals whose failure is only logged", nil, []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
+		{"a query builder's statements, the lease table named by its Go field", func(c *config.Config) { c.Fence.Table = "fence/builder.Config.LeaseTable" }, []string{"fence/builder"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, tc.edit), tc.pkgs...)

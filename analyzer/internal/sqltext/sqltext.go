@@ -66,6 +66,7 @@ type Texts struct {
 	constExprs map[*types.Const]ast.Expr
 
 	exprs   []string    // the Go expressions that placeholders name, placeholder_N at N-1
+	goNames []string    // where each placeholder's value is held (pkg/path.Type.Field, pkg/path.Var), or ""
 	exprNum map[any]int // their numbers, by where the value comes from (see origin)
 
 	stores  map[any][]ssa.Value // field (*types.Var) or *ssa.Global: the values stored to it
@@ -259,6 +260,7 @@ func (t *Texts) hole(v ssa.Value, syntax ast.Expr) string {
 	n, ok := t.exprNum[key]
 	if !ok {
 		t.exprs = append(t.exprs, name)
+		t.goNames = append(t.goNames, goName(v))
 		n = len(t.exprs)
 		t.exprNum[key] = n
 	}
@@ -286,6 +288,53 @@ func origin(v ssa.Value) any {
 		}
 	}
 	return v
+}
+
+// goName returns where v is loaded from, as a setting names it: a
+// field as pkg/path.Type.Field, a package variable as pkg/path.Var; "" for
+// anything else.
+func goName(v ssa.Value) string {
+	field := func(x types.Type, f *types.Var) string {
+		if p, ok := x.(*types.Pointer); ok {
+			x = p.Elem()
+		}
+		n, ok := x.(*types.Named)
+		if !ok || f == nil || n.Obj().Pkg() == nil {
+			return ""
+		}
+		return n.Obj().Pkg().Path() + "." + n.Obj().Name() + "." + f.Name()
+	}
+	switch v := v.(type) {
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			switch a := v.X.(type) {
+			case *ssa.FieldAddr:
+				return field(a.X.Type(), fieldOf(a))
+			case *ssa.Global:
+				if a.Pkg != nil {
+					return a.Pkg.Pkg.Path() + "." + a.Name()
+				}
+			}
+		}
+	case *ssa.Field:
+		if st, ok := v.X.Type().Underlying().(*types.Struct); ok {
+			return field(v.X.Type(), st.Field(v.Field))
+		}
+	}
+	return ""
+}
+
+// Named returns the placeholders that stand for values loaded from the
+// field or package variable that name gives (pkg/path.Type.Field,
+// pkg/path.Var), among the texts recovered so far.
+func (t *Texts) Named(name string) []string {
+	var out []string
+	for i, g := range t.goNames {
+		if g == name {
+			out = append(out, placeholder+"_"+strconv.Itoa(i+1))
+		}
+	}
+	return out
 }
 
 // Expr returns the Go expression that the placeholder ident stands for, or

@@ -1,0 +1,453 @@
+package sqltext
+
+import (
+	"go/constant"
+	"go/types"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// upperDB is the import path of upper/db, the query builder whose chains
+// are recovered: sess.SQL().Update(cfg.Table).Set("expires_at", t).
+// Where(db.Cond{"holder": h}).Exec() sends
+//
+//	UPDATE <the table named by cfg.Table> SET expires_at = @t WHERE holder = @h
+//
+// Values are written as pgx named arguments, named by the Go expression
+// that gave them, so that a message can say which one it means.
+const upperDB = "github.com/upper/db/v4"
+
+// builderSends are the methods, by receiver interface and name, that send
+// the statement that their builder holds.
+var builderSends = map[string]bool{
+	"SQLExecer.Exec": true, "SQLExecer.ExecContext": true,
+	"SQLGetter.Query": true, "SQLGetter.QueryContext": true, "SQLGetter.QueryRow": true, "SQLGetter.QueryRowContext": true,
+	"Selector.One": true, "Selector.All": true, "Selector.Iterator": true, "Selector.IteratorContext": true,
+	"Inserter.Iterator": true, "Inserter.IteratorContext": true,
+	"ResultMapper.One": true, "ResultMapper.All": true,
+	"Collection.Insert": true, "Collection.InsertReturning": true,
+	"Result.Update": true, "Result.Delete": true, "Result.One": true, "Result.All": true,
+	"Result.Count": true, "Result.Exists": true,
+}
+
+// BuilderCall reports whether call is a method of upper/db's query
+// builder, and whether it sends the statement (Exec, One, a collection's
+// Insert) rather than adding to it. The arguments of every such call
+// become parts of a statement.
+func BuilderCall(call *ssa.CallCommon) (m *types.Func, sends, ok bool) {
+	if !call.IsInvoke() || !BuilderMethod(call.Method) {
+		return nil, false, false
+	}
+	return call.Method, builderSends[builderKey(call.Method)], true
+}
+
+// BuilderMethod reports whether fn is a method of a query builder whose
+// chains [Texts.Built] recovers.
+func BuilderMethod(fn *types.Func) bool {
+	return fn.Pkg() != nil && fn.Pkg().Path() == upperDB && fn.Signature().Recv() != nil
+}
+
+// builderKey names m as Interface.Method.
+func builderKey(m *types.Func) string {
+	recv := m.Signature().Recv()
+	if recv == nil {
+		return m.Name()
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := t.(*types.Named); ok {
+		return n.Obj().Name() + "." + m.Name()
+	}
+	return m.Name()
+}
+
+// built is a statement being recovered from a builder chain.
+type built struct {
+	t       *Texts
+	verb    string // SELECT, INSERT, UPDATE or DELETE
+	table   string
+	exact   bool
+	cols    []string
+	sets    []string
+	values  []string
+	conds   []string
+	unnamed int // values with no Go name: @arg1, @arg2, …
+}
+
+// Built returns the statement that call, a builder method that sends it
+// (see [BuilderCall]), sends: recovered from the chain of builder calls
+// that made its receiver, each step known. At is the whole chain, where
+// the user wrote the statement. A chain that goes through a variable
+// assigned on two paths, or a step that is not understood, is not
+// recovered.
+func (t *Texts) Built(call *ssa.CallCommon) (Text, bool) {
+	m, sends, ok := BuilderCall(call)
+	if !ok || !sends {
+		return Text{}, false
+	}
+	b := &built{t: t, exact: true}
+	if !b.chain(call.Value) {
+		return Text{}, false
+	}
+	switch builderKey(m) {
+	case "Collection.Insert", "Collection.InsertReturning":
+		if len(call.Args) != 1 || !b.record(call.Args[0]) {
+			return Text{}, false
+		}
+		b.verb = "INSERT"
+	case "Result.Update":
+		if len(call.Args) != 1 || !b.record(call.Args[0]) {
+			return Text{}, false
+		}
+		b.verb = "UPDATE"
+		for i, c := range b.cols {
+			b.sets = append(b.sets, c+" = "+b.values[i])
+		}
+	case "Result.Delete":
+		b.verb = "DELETE"
+	case "Result.One", "Result.All", "Result.Count", "Result.Exists":
+		b.verb = "SELECT"
+	}
+	sql, ok := b.sql()
+	if !ok {
+		return Text{}, false
+	}
+	return Text{SQL: sql, Exact: b.exact, At: t.calls[call.Pos()]}, true
+}
+
+// chain applies the builder calls that made v, first to last.
+func (b *built) chain(v ssa.Value) bool {
+	var steps []*ssa.CallCommon
+	for {
+		c, ok := v.(*ssa.Call)
+		if !ok {
+			return false
+		}
+		m, _, ok := BuilderCall(&c.Call)
+		if !ok {
+			return false
+		}
+		if m.Name() == "SQL" || m.Name() == "Collection" {
+			steps = append(steps, &c.Call)
+			break
+		}
+		steps = append(steps, &c.Call)
+		v = c.Call.Value
+	}
+	slices.Reverse(steps)
+	for _, s := range steps {
+		if !b.step(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// step applies one builder call.
+func (b *built) step(call *ssa.CallCommon) bool {
+	args := call.Args
+	switch builderKey(call.Method) {
+	case "Session.SQL", "SQL.SQL":
+		return len(args) == 0
+	case "Session.Collection":
+		b.verb = "SELECT"
+		return len(args) == 1 && b.setTable(args[0])
+	case "SQL.Select":
+		b.verb = "SELECT"
+		return b.columns(args)
+	case "SQL.SelectFrom":
+		b.verb = "SELECT"
+		return b.tables(args)
+	case "Selector.From":
+		return b.tables(args)
+	case "Selector.Columns", "Inserter.Columns":
+		return b.columns(args)
+	case "SQL.Update":
+		b.verb = "UPDATE"
+		return b.setTable(args[0])
+	case "SQL.DeleteFrom":
+		b.verb = "DELETE"
+		return b.setTable(args[0])
+	case "SQL.InsertInto":
+		b.verb = "INSERT"
+		return b.setTable(args[0])
+	case "Updater.Set":
+		return b.set(args)
+	case "Inserter.Values":
+		vals, ok := varargs(args[0])
+		if !ok {
+			return false
+		}
+		for _, v := range vals {
+			b.values = append(b.values, b.value(v))
+		}
+		return true
+	case "Selector.Where", "Updater.Where", "Deleter.Where", "Collection.Find":
+		b.conds = nil
+		return b.where(args)
+	case "Selector.And", "Updater.And", "Deleter.And", "Result.And":
+		return b.where(args)
+	case "Selector.OrderBy", "Selector.Limit", "Selector.Offset", "Result.OrderBy", "Result.Limit", "Result.Offset",
+		"Updater.Limit", "Deleter.Limit", "Inserter.Returning", "Selector.Amend", "Updater.Amend", "Deleter.Amend", "Inserter.Amend":
+		return true // nothing a rule reads
+	}
+	return false
+}
+
+// setTable sets the statement's table from v, a string.
+func (b *built) setTable(v ssa.Value) bool {
+	ts := b.t.part(v, nil)
+	if len(ts) != 1 {
+		return false
+	}
+	b.table = ts[0].SQL
+	b.exact = b.exact && ts[0].Exact
+	return true
+}
+
+// tables sets the table of a variadic list of one string.
+func (b *built) tables(arg []ssa.Value) bool {
+	vals, ok := varargs(arg[0])
+	if !ok || len(vals) != 1 {
+		return false
+	}
+	return b.setTable(unwrap(vals[0]))
+}
+
+// columns adds the constant column names of a variadic list.
+func (b *built) columns(arg []ssa.Value) bool {
+	vals, ok := varargs(arg[0])
+	if !ok {
+		return false
+	}
+	for _, v := range vals {
+		s, ok := constString(unwrap(v))
+		if !ok {
+			return false
+		}
+		b.cols = append(b.cols, s)
+	}
+	return true
+}
+
+// set adds Set's column and value pairs: Set("col", v, "col2", w).
+func (b *built) set(arg []ssa.Value) bool {
+	vals, ok := varargs(arg[0])
+	if !ok || len(vals)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(vals); i += 2 {
+		col, ok := constString(unwrap(vals[i]))
+		if !ok || strings.ContainsAny(col, " =?") {
+			return false
+		}
+		b.sets = append(b.sets, col+" = "+b.value(vals[i+1]))
+	}
+	return true
+}
+
+// where adds the conditions of Where or And: db.Cond maps of constant
+// keys ("col" or "col op"), or a constant text with ? for its arguments.
+func (b *built) where(arg []ssa.Value) bool {
+	vals, ok := varargs(arg[len(arg)-1])
+	if !ok {
+		return false
+	}
+	if len(vals) > 0 {
+		if s, ok := constString(unwrap(vals[0])); ok {
+			parts := strings.Split(s, "?")
+			if len(parts) != len(vals) {
+				return false
+			}
+			var sb strings.Builder
+			for i, p := range parts {
+				sb.WriteString(p)
+				if i+1 < len(parts) {
+					sb.WriteString(b.value(vals[i+1]))
+				}
+			}
+			b.conds = append(b.conds, "("+sb.String()+")")
+			return true
+		}
+	}
+	for _, v := range vals {
+		mk, ok := unwrap(v).(*ssa.MakeMap)
+		if !ok {
+			return false
+		}
+		for _, r := range *mk.Referrers() {
+			up, ok := r.(*ssa.MapUpdate)
+			if !ok || up.Map != mk {
+				continue
+			}
+			key, ok := constString(unwrap(up.Key))
+			if !ok {
+				return false
+			}
+			col, op, _ := strings.Cut(strings.TrimSpace(key), " ")
+			if op == "" {
+				op = "="
+			}
+			b.conds = append(b.conds, col+" "+op+" "+b.value(up.Value))
+		}
+	}
+	return true
+}
+
+// record adds the columns and values of a struct (or a pointer to one)
+// that upper/db maps by its db tags.
+func (b *built) record(v ssa.Value) bool {
+	x := unwrap(v)
+	st, ok := deref(x.Type()).Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	stored := make(map[int]ssa.Value)
+	if alloc, ok := x.(*ssa.Alloc); ok {
+		for _, r := range *alloc.Referrers() {
+			if fa, ok := r.(*ssa.FieldAddr); ok {
+				for _, rr := range *fa.Referrers() {
+					if s, ok := rr.(*ssa.Store); ok && s.Addr == fa {
+						stored[fa.Field] = s.Val
+					}
+				}
+			}
+		}
+	}
+	for i := range st.NumFields() {
+		name, _, _ := strings.Cut(reflect.StructTag(st.Tag(i)).Get("db"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		b.cols = append(b.cols, name)
+		if sv, ok := stored[i]; ok {
+			b.values = append(b.values, b.value(sv))
+		} else {
+			b.values = append(b.values, "@"+st.Field(i).Name())
+		}
+	}
+	return len(b.cols) > 0
+}
+
+// value writes v as SQL: a constant as a literal, a builder's SELECT as a
+// subquery, anything else as a named argument.
+func (b *built) value(v ssa.Value) string {
+	x := unwrap(v)
+	if c, ok := x.(*ssa.Const); ok && c.Value != nil {
+		switch c.Value.Kind() {
+		case constant.Bool:
+			return strconv.FormatBool(constant.BoolVal(c.Value))
+		case constant.Int, constant.Float:
+			return c.Value.ExactString()
+		case constant.String:
+			return "'" + strings.ReplaceAll(constant.StringVal(c.Value), "'", "''") + "'"
+		}
+	}
+	if c, ok := x.(*ssa.Call); ok {
+		if raw, ok := rawSQL(&c.Call); ok {
+			return raw
+		}
+		if _, _, ok := BuilderCall(&c.Call); ok {
+			sub := &built{t: b.t, exact: true}
+			if sub.chain(c) && sub.verb == "SELECT" {
+				if sql, ok := sub.sql(); ok {
+					b.exact = b.exact && sub.exact
+					return "(" + sql + ")"
+				}
+			}
+		}
+	}
+	if name := describe(x); name != "" && !strings.ContainsAny(name, ".()") {
+		return "@" + name
+	}
+	b.unnamed++
+	return "@arg" + strconv.Itoa(b.unnamed)
+}
+
+// rawSQL returns the SQL of db.Raw("…") with a constant text and no
+// arguments.
+func rawSQL(call *ssa.CallCommon) (string, bool) {
+	fn := call.StaticCallee()
+	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg.Path() != upperDB || fn.Name() != "Raw" || len(call.Args) != 2 {
+		return "", false
+	}
+	if rest, ok := varargs(call.Args[1]); !ok || len(rest) > 0 {
+		return "", false
+	}
+	return constString(call.Args[0])
+}
+
+// sql writes the statement.
+func (b *built) sql() (string, bool) {
+	if b.table == "" {
+		return "", false
+	}
+	var sb strings.Builder
+	where := func() {
+		if len(b.conds) > 0 {
+			sb.WriteString(" WHERE " + strings.Join(b.conds, " AND "))
+		}
+	}
+	switch b.verb {
+	case "SELECT":
+		cols := "*"
+		if len(b.cols) > 0 {
+			cols = strings.Join(b.cols, ", ")
+		}
+		sb.WriteString("SELECT " + cols + " FROM " + b.table)
+		where()
+	case "UPDATE":
+		if len(b.sets) == 0 {
+			return "", false
+		}
+		sb.WriteString("UPDATE " + b.table + " SET " + strings.Join(b.sets, ", "))
+		where()
+	case "DELETE":
+		sb.WriteString("DELETE FROM " + b.table)
+		where()
+	case "INSERT":
+		if len(b.cols) == 0 || len(b.cols) != len(b.values) {
+			return "", false
+		}
+		sb.WriteString("INSERT INTO " + b.table + " (" + strings.Join(b.cols, ", ") + ") VALUES (" + strings.Join(b.values, ", ") + ")")
+	default:
+		return "", false
+	}
+	return sb.String(), true
+}
+
+// unwrap returns the value that v, converted to an interface, holds.
+func unwrap(v ssa.Value) ssa.Value {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		default:
+			return v
+		}
+	}
+}
+
+// constString returns v's value when it is a string constant.
+func constString(v ssa.Value) (string, bool) {
+	c, ok := v.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.String {
+		return "", false
+	}
+	return constant.StringVal(c.Value), true
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
