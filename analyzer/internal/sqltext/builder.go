@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 )
 
 // upperDB is the import path of upper/db, the query builder whose chains
@@ -53,15 +55,7 @@ func BuilderMethod(fn *types.Func) bool {
 
 // builderKey names m as Interface.Method.
 func builderKey(m *types.Func) string {
-	recv := m.Signature().Recv()
-	if recv == nil {
-		return m.Name()
-	}
-	t := recv.Type()
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	if n, ok := t.(*types.Named); ok {
+	if n := typesx.RecvNamed(m); n != nil {
 		return n.Obj().Name() + "." + m.Name()
 	}
 	return m.Name()
@@ -133,11 +127,10 @@ func (b *built) chain(v ssa.Value) bool {
 		if !ok {
 			return false
 		}
-		if m.Name() == "SQL" || m.Name() == "Collection" {
-			steps = append(steps, &c.Call)
-			break
-		}
 		steps = append(steps, &c.Call)
+		if m.Name() == "SQL" || m.Name() == "Collection" {
+			break // the chain's start
+		}
 		v = c.Call.Value
 	}
 	slices.Reverse(steps)
