@@ -11,7 +11,6 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // stamps tells a write that only stamps a row with the time from one
@@ -93,19 +92,8 @@ func (c *checker) stamps() *stamps {
 
 // sent returns the parsed texts that call, an SQL method's call, may send.
 func (s *stamps) sent(call *ssa.CallCommon) []*pgsql.Parsed {
-	var ts []sqltext.Text
-	if m := sqlcall.Callee(call); m != nil {
-		v := sqlcall.Text(call, m)
-		if v == nil {
-			return nil
-		}
-		var ok bool
-		if ts, ok = s.texts.Of(v); !ok {
-			return nil
-		}
-	} else if t, ok := s.texts.Built(call); ok {
-		ts = []sqltext.Text{t}
-	} else {
+	_, ts, ok := s.texts.Sent(call)
+	if !ok {
 		return nil
 	}
 	var ps []*pgsql.Parsed

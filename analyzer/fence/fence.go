@@ -200,21 +200,9 @@ func (c *checker) site(instr ssa.Instruction) *site {
 	if !ok || c.skipped(call.Pos()) {
 		return nil
 	}
-	m := sqlcall.Callee(call.Common())
-	if m == nil {
-		// A query builder's chain that sends its statement.
-		if t, ok := c.texts.Built(call.Common()); ok {
-			return &site{call: call, fn: call.Common().Method, texts: []sqltext.Text{t}}
-		}
-		return nil
-	}
-	v := sqlcall.Text(call.Common(), m)
-	if v == nil {
-		return nil
-	}
-	ts, ok := c.texts.Of(v)
+	m, ts, ok := c.texts.Sent(call.Common())
 	if !ok {
-		return nil // not recoverable: not guessed at
+		return nil // no SQL, or not recoverable: not guessed at
 	}
 	return &site{call: call, fn: m, texts: ts}
 }

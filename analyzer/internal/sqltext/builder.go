@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
+	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // upperDB is the import path of upper/db, the query builder whose chains
@@ -113,6 +114,26 @@ func (t *Texts) Built(call *ssa.CallCommon) (Text, bool) {
 		return Text{}, false
 	}
 	return Text{SQL: sql, Exact: b.exact, At: t.calls[call.Pos()]}, true
+}
+
+// Sent returns what call sends: the SQL method it calls (see
+// [sqlcall.Callee]) and the texts of its SQL argument, or the builder
+// method that sends a chain and the chain's statement (see [Texts.Built]).
+// It reports false for a call that sends no SQL text, or whose text is not
+// recoverable.
+func (t *Texts) Sent(call *ssa.CallCommon) (*types.Func, []Text, bool) {
+	if m := sqlcall.Callee(call); m != nil {
+		v := sqlcall.Text(call, m)
+		if v == nil {
+			return nil, nil, false
+		}
+		ts, ok := t.Of(v)
+		return m, ts, ok
+	}
+	if tx, ok := t.Built(call); ok {
+		return call.Method, []Text{tx}, true
+	}
+	return nil, nil, false
 }
 
 // chain applies the builder calls that made v, first to last.
