@@ -79,12 +79,8 @@ func (c *checker) stamps() *stamps {
 	// that holds it stands as that field's placeholder, known now that
 	// every text is recovered.
 	for _, t := range append([]string{cmp.Or(c.fence.Table, config.DefaultLeaseTable)}, c.fence.Tables...) {
-		if config.GoName(t) {
-			for _, ph := range s.texts.Named(t) {
-				s.judged[ph] = true
-			}
-		} else {
-			s.judged[pgsql.RelationName(t)] = true
+		for _, name := range s.texts.Tables(t, pgsql.RelationName) {
+			s.judged[name] = true
 		}
 	}
 	return s

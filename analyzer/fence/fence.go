@@ -411,7 +411,7 @@ func (c *checker) learn(sites []*site) *names {
 		display:      c.display,
 	}
 	for _, t := range c.cfg.Tables {
-		for _, name := range c.relations(t, pgsql.QualifiedName) {
+		for _, name := range c.texts.Tables(t, pgsql.QualifiedName) {
 			n.guarded[name] = true
 		}
 	}
@@ -435,7 +435,7 @@ func (c *checker) learn(sites []*site) *names {
 		}
 	}
 	if c.cfg.Table != "" {
-		for _, name := range c.relations(c.cfg.Table, pgsql.RelationName) {
+		for _, name := range c.texts.Tables(c.cfg.Table, pgsql.RelationName) {
 			n.leases[name] = true
 		}
 	}
@@ -471,16 +471,6 @@ func (c *checker) learn(sites []*site) *names {
 		})
 	}
 	return n
-}
-
-// relations returns the relation names that a table setting matches: the
-// table's name as name reads it, or the placeholders of the texts
-// recovered so far that stand for the Go field or variable it names.
-func (c *checker) relations(setting string, name func(string) string) []string {
-	if config.GoName(setting) {
-		return c.texts.Named(setting)
-	}
-	return []string{name(setting)}
 }
 
 // leaseShape reports whether x is a statement that treats its table as a

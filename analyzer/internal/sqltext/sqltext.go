@@ -26,6 +26,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 )
 
@@ -335,6 +336,17 @@ func (t *Texts) Named(name string) []string {
 		}
 	}
 	return out
+}
+
+// Tables returns the relation names that a table setting matches: the
+// table's name as name reads it, or, for a setting that names the Go field
+// or variable holding a run-time table name (see [config.GoName]), the
+// placeholders of the texts recovered so far that stand for it.
+func (t *Texts) Tables(setting string, name func(string) string) []string {
+	if config.GoName(setting) {
+		return t.Named(setting)
+	}
+	return []string{name(setting)}
 }
 
 // Expr returns the Go expression that the placeholder ident stands for, or
