@@ -38,17 +38,31 @@ func echo(t *testing.T) *faults.Proxy {
 
 // roundTrip sends a line through c and reads it back within wait.
 func roundTrip(c net.Conn, wait time.Duration) error {
+	return roundTrips(c, wait, 1)
+}
+
+// roundTrips sends a line through c and reads n lines back within wait:
+// the echo of the line and of n-1 lines sent before it and not yet read.
+// Each echo is read, so that none is left in c's buffers for a later
+// check to mistake for traffic.
+func roundTrips(c net.Conn, wait time.Duration, n int) error {
 	if err := c.SetDeadline(time.Now().Add(wait)); err != nil {
 		return err
 	}
 	if _, err := c.Write([]byte("ping\n")); err != nil {
 		return err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err == nil && line != "ping\n" {
-		return errors.New("echoed " + line)
+	r := bufio.NewReader(c)
+	for range n {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		if line != "ping\n" {
+			return errors.New("echoed " + line)
+		}
 	}
-	return err
+	return nil
 }
 
 func TestProxy(t *testing.T) {
@@ -70,7 +84,7 @@ func TestProxy(t *testing.T) {
 	}
 	resume()
 	// The stalled ping arrives now, then a new one goes through.
-	if err := roundTrip(c, 5*time.Second); err != nil {
+	if err := roundTrips(c, 5*time.Second, 2); err != nil {
 		t.Fatalf("after resume: %v", err)
 	}
 
