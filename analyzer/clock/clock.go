@@ -247,10 +247,12 @@ type labelled struct {
 	srcs sources // where its clock bits came from
 }
 
-// finding is a report waiting for the fixpoint to end.
+// finding is a report waiting for the fixpoint to end: a clock read, what
+// it does, and the SQL call it does it to.
 type finding struct {
 	src  source
 	what string
+	at   token.Pos
 }
 
 // run checks a lease package: every function is summarised, and the
@@ -259,16 +261,26 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 	findings := c.summarize(info)
 	c.export()
 	rep := res.Reporter(c.pass, Name)
-	seen := make(map[finding]bool)
+	// A read that does the same to several calls is reported once, with
+	// the first of them.
+	type key struct {
+		src  source
+		what string
+	}
+	seen := make(map[key]bool)
 	slices.SortFunc(findings, func(a, b finding) int {
-		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.what, b.what))
+		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.what, b.what), cmp.Compare(a.at, b.at))
 	})
 	for _, f := range findings {
-		if seen[f] {
+		if seen[key{f.src, f.what}] {
 			continue
 		}
-		seen[f] = true
-		rep.Report(analysis.Diagnostic{Pos: f.src.pos, Message: f.src.desc + " " + f.what})
+		seen[key{f.src, f.what}] = true
+		d := analysis.Diagnostic{Pos: f.src.pos, Message: f.src.desc + " " + f.what}
+		if f.at.IsValid() {
+			d.Related = []analysis.RelatedInformation{{Pos: f.at, Message: "the SQL call"}}
+		}
+		rep.Report(d)
 	}
 	rep.Finish()
 }

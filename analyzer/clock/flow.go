@@ -1,9 +1,11 @@
 package clock
 
 import (
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -25,10 +27,16 @@ type flow struct {
 	sql       bool
 	params    uint64
 	returns   *source
-	results   uint64                     // parameters (then free variables) that the results derive from
-	sqlBlocks map[*ssa.BasicBlock]string // blocks that run SQL, and the call's name
-	structs   map[ssa.Value]labelled     // structs, what their fields were stored from
+	results   uint64                      // parameters (then free variables) that the results derive from
+	sqlBlocks map[*ssa.BasicBlock]sqlCall // blocks that run SQL, and their first SQL call
+	structs   map[ssa.Value]labelled      // structs, what their fields were stored from
 	found     map[finding]bool
+}
+
+// sqlCall is a call that runs SQL: its name for messages, and where it is.
+type sqlCall struct {
+	name string
+	pos  token.Pos
 }
 
 func (f *flow) get(v ssa.Value, at ssa.Instruction) labelled {
@@ -146,7 +154,7 @@ func (l labelled) reads() sources {
 func (f *flow) store(addr ssa.Value, val labelled) bool {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		if f.c.fieldFlow {
+		if f.c.fieldFlow && !textual(a.Type()) {
 			widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
 		}
 		whole := f.fieldStored(a, val)
@@ -158,6 +166,23 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 		return false
 	}
 	return f.set(addr, val)
+}
+
+// textual reports whether ptr points to a string, a byte slice or a
+// pointer to either: a field that holds a name, a message or an encoding.
+// A clock formatted into one is not followed package-wide through the
+// field: the package does not read it back as a time, and every other
+// struct of the type would carry it (a run's encoded input, its id).
+func textual(ptr types.Type) bool {
+	t := typesx.Deref(typesx.Deref(ptr))
+	if b, ok := t.Underlying().(*types.Basic); ok {
+		return b.Info()&types.IsString != 0
+	}
+	if s, ok := t.Underlying().(*types.Slice); ok {
+		b, ok := s.Elem().Underlying().(*types.Basic)
+		return ok && b.Kind() == types.Byte
+	}
+	return false
 }
 
 // fieldStored records that val was stored in a field of the struct that
@@ -262,10 +287,7 @@ func (f *flow) load(addr ssa.Value) labelled {
 
 // structOf returns the struct type that a pointer (or value) of type t holds.
 func structOf(t types.Type) *types.Struct {
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	s, _ := t.Underlying().(*types.Struct)
+	s, _ := typesx.Deref(t).Underlying().(*types.Struct)
 	return s
 }
 
@@ -336,9 +358,10 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 			result = l
 		} else {
 			result = args
-			if identifier(common.Signature()) {
+			if identifier(common.Signature()) || nameFormat(obj, common) {
 				// An identifier made from the clock (ulid.New(ulid.Now(),
-				// entropy)) names a row; it decides nothing as a time.
+				// entropy), fmt.Sprintf("sched-%s-%s", name, now)) names a
+				// row; it decides nothing as a time.
 				result.l &^= clockBits
 				result.srcs = nil
 			}
@@ -522,10 +545,10 @@ func sqlResult(result labelled, via string) labelled {
 func (f *flow) runsSQL(instr ssa.Instruction, name string) {
 	f.sql = true
 	if f.sqlBlocks == nil {
-		f.sqlBlocks = make(map[*ssa.BasicBlock]string)
+		f.sqlBlocks = make(map[*ssa.BasicBlock]sqlCall)
 	}
 	if _, ok := f.sqlBlocks[instr.Block()]; !ok {
-		f.sqlBlocks[instr.Block()] = name
+		f.sqlBlocks[instr.Block()] = sqlCall{name: name, pos: instr.Pos()}
 	}
 }
 
@@ -539,17 +562,18 @@ func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string, call *ssa.Call
 	l := union(f.get(a, at), f.fieldsOf(a))
 	f.params |= uint64(l.l & paramBits)
 	if l.l&clockRead != 0 && (call == nil || !f.c.onlyStamps(call)) {
-		f.report(l, "flows into "+what+why)
+		f.report(l, "flows into "+what+why, at.Pos())
 	}
 }
 
-// report records a finding at each clock read that l derives from.
-func (f *flow) report(l labelled, what string) {
+// report records a finding at each clock read that l derives from; at is
+// the SQL call that the read reaches or decides.
+func (f *flow) report(l labelled, what string, at token.Pos) {
 	if f.found == nil {
 		f.found = make(map[finding]bool)
 	}
 	for _, src := range l.reads() {
-		f.found[finding{src: src, what: what}] = true
+		f.found[finding{src: src, what: what, at: at}] = true
 	}
 }
 
@@ -565,8 +589,8 @@ func (f *flow) finish() []finding {
 		if cond.l&clockRead == 0 {
 			continue
 		}
-		if name, ok := f.controls(b); ok {
-			f.report(cond, "decides whether "+name+" runs"+why)
+		if call, ok := f.controls(b); ok {
+			f.report(cond, "decides whether "+call.name+" runs"+why, call.pos)
 		}
 	}
 
@@ -619,17 +643,17 @@ func (f *flow) storesFrees(s *summary) bool {
 // firstSQL names the SQL call of the function's first block that runs one.
 func (f *flow) firstSQL() string {
 	for _, b := range f.fn.Blocks {
-		if name, ok := f.sqlBlocks[b]; ok {
-			return name
+		if call, ok := f.sqlBlocks[b]; ok {
+			return call.name
 		}
 	}
 	return ""
 }
 
-// controls reports whether the branch at the end of b controls an SQL
-// call: whether the call's block is control dependent on it, directly or
+// controls returns the first SQL call that the branch at the end of b
+// controls, if any: a call whose block is control dependent on it, directly or
 // through the branches it decides (see postdom).
-func (f *flow) controls(b *ssa.BasicBlock) (string, bool) {
+func (f *flow) controls(b *ssa.BasicBlock) (sqlCall, bool) {
 	dom := f.c.doms[f.fn]
 	if dom == nil {
 		dom = newPostdom(f.fn)
@@ -637,11 +661,11 @@ func (f *flow) controls(b *ssa.BasicBlock) (string, bool) {
 	}
 	decided := dom.controlled(b.Index)
 	for _, blk := range f.fn.Blocks { // in order, for a deterministic name
-		if name, ok := f.sqlBlocks[blk]; ok && decided[blk.Index] {
-			return name, true
+		if call, ok := f.sqlBlocks[blk]; ok && decided[blk.Index] {
+			return call, true
 		}
 	}
-	return "", false
+	return sqlCall{}, false
 }
 
 // shortName is pkg.F or pkg.T.M, for messages.
@@ -657,6 +681,38 @@ func shortName(fn *types.Func) string {
 		name = fn.Pkg().Name() + "." + name
 	}
 	return name
+}
+
+// nameFormat reports whether call is fmt.Sprintf with a constant format
+// that spells a name: text besides its verbs, with a letter and without a
+// space or a quote ("sched-%s-trigger-%s", "lock:%s:%d"). What it makes is
+// an identifier; a time formatted into SQL text ("... = '%s'") or alone
+// ("%d") stays a time.
+func nameFormat(fn *types.Func, call *ssa.CallCommon) bool {
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "fmt" || fn.Name() != "Sprintf" || len(call.Args) == 0 {
+		return false
+	}
+	c, ok := call.Args[0].(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.String {
+		return false
+	}
+	letter := false
+	format := constant.StringVal(c.Value)
+	for i := 0; i < len(format); i++ {
+		switch ch := format[i]; {
+		case ch == '%':
+			// Skip the verb: flags, width and precision, then its letter.
+			i++
+			for i < len(format) && strings.IndexByte("+-# 0123456789.*[]", format[i]) >= 0 {
+				i++
+			}
+		case ch == ' ' || ch == '\'' || ch == '"' || ch == '\t' || ch == '\n':
+			return false
+		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z':
+			letter = true
+		}
+	}
+	return letter
 }
 
 // identifier reports whether sig's first result is an array of bytes: a

@@ -318,7 +318,7 @@ func (b *built) where(arg []ssa.Value) bool {
 // that upper/db maps by its db tags.
 func (b *built) record(v ssa.Value) bool {
 	x := unwrap(v)
-	st, ok := deref(x.Type()).Underlying().(*types.Struct)
+	st, ok := typesx.Deref(x.Type()).Underlying().(*types.Struct)
 	if !ok {
 		return false
 	}
@@ -457,11 +457,4 @@ func constString(v ssa.Value) (string, bool) {
 		return "", false
 	}
 	return constant.StringVal(c.Value), true
-}
-
-func deref(t types.Type) types.Type {
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		return p.Elem()
-	}
-	return t
 }

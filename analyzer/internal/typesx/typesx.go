@@ -29,3 +29,11 @@ func IsNamed(t types.Type, pkg, name string) bool {
 	named, ok := t.(*types.Named)
 	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == pkg && named.Obj().Name() == name
 }
+
+// Deref returns what t points to, when it is a pointer, or t.
+func Deref(t types.Type) types.Type {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}

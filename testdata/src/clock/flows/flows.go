@@ -92,6 +92,11 @@ func sprintf(ctx context.Context) {
 	pool.Exec(ctx, q)
 }
 
+func sprintfTime(ctx context.Context) {
+	at := fmt.Sprintf("%d", time.Now().Unix()) // want `time.Now flows into an argument of Exec`
+	pool.Exec(ctx, `UPDATE worker_leases SET expires_at = to_timestamp($1)`, at)
+}
+
 func appended(ctx context.Context) {
 	args := []any{"a"}
 	args = append(args, time.Now()) // want `time.Now flows into an argument of Exec`

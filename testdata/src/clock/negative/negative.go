@@ -345,3 +345,34 @@ func scheduler(ctx context.Context) {
 func identifier(ctx context.Context) {
 	pool.Exec(ctx, `INSERT INTO jobs (id) VALUES ($1)`, clockutil.NewID(clockutil.Stamp())) // ok: an identifier
 }
+
+// A name formatted from the clock (a run's id) is an identifier too,
+// wherever the struct that holds it goes.
+type run struct {
+	ID    string
+	Input string
+}
+
+func namedRun(ctx context.Context, name string) {
+	r := run{ID: fmt.Sprintf("sched-%s-trigger-%s", name, time.Now().Format(time.RFC3339Nano))} // ok: an identifier
+	pool.Exec(ctx, `INSERT INTO runs (id) VALUES ($1)`, r.ID)                                   // ok: an identifier
+}
+
+func cancelRun(ctx context.Context, r *run) {
+	if r.ID == "" { // ok: an identifier decides
+		return
+	}
+	pool.Exec(ctx, `DELETE FROM runs WHERE id = $1`, r.ID) // ok: an identifier
+}
+
+// A clock written as text into a field (a run's input) is data for the
+// run: the package does not read the field back as a time, so other runs'
+// inputs do not carry it.
+func scheduleRun(ctx context.Context, name string) {
+	r := run{ID: name, Input: time.Now().Format(time.RFC3339)} // ok: text, written as a stamp
+	pool.Exec(ctx, `INSERT INTO runs (id, input) VALUES ($1, $2)`, r.ID, r.Input)
+}
+
+func replayRun(ctx context.Context, query string, r *run) {
+	pool.Exec(ctx, query, r.ID, r.Input) // ok: another run's input
+}
