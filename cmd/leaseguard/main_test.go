@@ -398,10 +398,13 @@ func TestSARIF(t *testing.T) {
 		t.Errorf("SARIF results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantExample, "\n"))
 	}
 	// The related information that the text output shows, one line each
-	// after its finding: where in the SQL each problem is.
+	// after its finding: where in the SQL each problem is, and which SQL
+	// call a clock reaches or decides.
 	wantRelated := []string{
 		"lease/renew.go:12:3 -> lease/renew.go:12:11: in this SQL",
 		"lease/renew.go:12:3 -> lease/renew.go:12:29: in this SQL",
+		"lease/renew.go:13:25 -> lease/renew.go:11:26: the SQL call",
+		"lease/renew.go:20:13 -> lease/renew.go:23:26: the SQL call",
 		"lease/renew.go:23:32 -> lease/renew.go:23:45: in this SQL",
 	}
 	slices.Sort(related)
