@@ -68,6 +68,7 @@ type Updater interface {
 	Set(...interface{}) Updater
 	Where(...interface{}) Updater
 	And(conds ...interface{}) Updater
+	Amend(func(queryIn string) (queryOut string)) Updater
 	SQLExecer
 }
 
