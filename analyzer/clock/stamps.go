@@ -3,6 +3,7 @@ package clock
 import (
 	"cmp"
 	"go/types"
+	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"golang.org/x/tools/go/ssa"
@@ -78,7 +79,11 @@ func (c *checker) stamps() *stamps {
 	// The lease and guarded tables by setting; one named by the Go field
 	// that holds it stands as that field's placeholder, known now that
 	// every text is recovered.
-	for _, t := range append([]string{cmp.Or(c.fence.Table, config.DefaultLeaseTable)}, c.fence.Tables...) {
+	leases := c.fence.Table
+	if len(leases) == 0 {
+		leases = config.Names{config.DefaultLeaseTable}
+	}
+	for _, t := range slices.Concat(leases, c.fence.Tables) {
 		for _, name := range s.texts.Tables(t, pgsql.RelationName) {
 			s.judged[name] = true
 		}

@@ -11,6 +11,7 @@
 package config
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -32,11 +33,15 @@ type Config struct {
 // columns are called, and which tables' writes need a fence.
 type Fence struct {
 	// Table is the lease table, an SQL name ("Quoted" kept as written,
-	// else folded to lower case). Default "": the tables that the package's
-	// statements treat as leases (they set the expiry and set or test the
-	// holder), else worker_leases. A table named at run time is found by
-	// its statements either way. Flag -fence.table.
-	Table string `json:"table"`
+	// else folded to lower case), or the Go field or variable that holds
+	// its name at run time; several when the package keeps leases of one
+	// shape (the same column names, below) in more than one table. Default
+	// none: the tables that the package's statements treat as leases (they
+	// set the expiry and set or test the holder), else worker_leases. A
+	// table named at run time is found by its statements unless a Go name
+	// is given. Flag -fence.table, comma separated; in settings a string
+	// or a list.
+	Table Names `json:"table"`
 	// Tables are guarded tables: writes to them need a fence, besides the
 	// tables that the package's SQL shows to need one (fenced by another
 	// write, or written with the epoch). Default none. Flag -fence.tables,
@@ -136,8 +141,26 @@ func NewMatcher(patterns Patterns) *Matcher {
 // Match reports whether path matches.
 func (m *Matcher) Match(path string) bool { return m != nil && m.re.MatchString(path) }
 
-// Names is a list of SQL names (table, or schema.table).
+// Names is a list of SQL names (table, or schema.table), or of the Go
+// fields and variables that hold them. In settings it is a list, or a
+// string of comma-separated names.
 type Names []string
+
+// UnmarshalJSON decodes a list of names, or one string of comma-separated
+// names (table: leases, as a single lease table is written).
+func (n *Names) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return json.Unmarshal(b, (*[]string)(n))
+	}
+	*n = nil
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			*n = append(*n, f)
+		}
+	}
+	return nil
+}
 
 // Patterns is a list of import-path patterns (for -imports.ban, path
 // prefixes; for -clock.funcs, function names).

@@ -65,7 +65,7 @@ func TestFlags(t *testing.T) {
 		"-imports.ban=example.com/sdk", "-imports.allow=net/http/...test", "-imports.strict", "-imports.tests",
 		"-clock.funcs=example.com/c.Now,example.com/c.Clock.Now,gopkg.in/yaml.v3.T.Now,time.Now",
 		"-clock.sql-interfaces=example.com/repo.Store,gopkg.in/db.v2.Querier",
-		"-fence.table=app.leases", `-fence.tables=orders, billing.invoices, "Audit Log", example.com/app.Config.History`,
+		"-fence.table=app.leases, app.locks", `-fence.tables=orders, billing.invoices, "Audit Log", example.com/app.Config.History`,
 		`-fence.holder-column="Owner"`, "-fence.epoch-column=term", "-fence.expiry-column=valid_until",
 	})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestFlags(t *testing.T) {
 		Imports: config.Imports{Ban: config.Patterns{"example.com/sdk"}, Allow: config.Patterns{"net/http/...test"}, Strict: true, Tests: true},
 		Clock: config.Clock{Funcs: config.Patterns{"example.com/c.Now", "example.com/c.Clock.Now", "gopkg.in/yaml.v3.T.Now", "time.Now"},
 			SQLInterfaces: []string{"example.com/repo.Store", "gopkg.in/db.v2.Querier"}},
-		Fence: config.Fence{Table: "app.leases", Tables: config.Names{"orders", "billing.invoices", `"Audit Log"`, "example.com/app.Config.History"},
+		Fence: config.Fence{Table: config.Names{"app.leases", "app.locks"}, Tables: config.Names{"orders", "billing.invoices", `"Audit Log"`, "example.com/app.Config.History"},
 			HolderColumn: `"Owner"`, EpochColumn: "term", ExpiryColumn: "valid_until"},
 	}
 	if !reflect.DeepEqual(*c, want2) {
@@ -165,5 +165,29 @@ func TestMatchEverything(t *testing.T) {
 		if !m.Match(path) {
 			t.Errorf("... does not match %q", path)
 		}
+	}
+}
+
+// A table setting decodes from a list, or from a string of names as one
+// lease table is usually written.
+func TestNamesDecode(t *testing.T) {
+	t.Parallel()
+	for doc, want := range map[string]config.Names{
+		`{"fence": {"table": "leases"}}`:                    {"leases"},
+		`{"fence": {"table": "leases, locks"}}`:             {"leases", "locks"},
+		`{"fence": {"table": ["leases", "app.Cfg.Table"]}}`: {"leases", "app.Cfg.Table"},
+		`{"fence": {"table": ""}}`:                          nil,
+	} {
+		c := config.Default()
+		if err := json.Unmarshal([]byte(doc), c); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if !slices.Equal(c.Fence.Table, want) {
+			t.Errorf("%s: table %q, want %q", doc, c.Fence.Table, want)
+		}
+	}
+	c := config.Default()
+	if err := json.Unmarshal([]byte(`{"fence": {"table": 1}}`), c); err == nil {
+		t.Errorf("a number decoded as table names: %q", c.Fence.Table)
 	}
 }

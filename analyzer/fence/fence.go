@@ -434,17 +434,19 @@ func (c *checker) learn(sites []*site) *names {
 			add(sql)
 		}
 	}
-	if c.cfg.Table != "" {
-		for _, name := range c.texts.Tables(c.cfg.Table, pgsql.RelationName) {
+	goName := false
+	for _, t := range c.cfg.Table {
+		for _, name := range c.texts.Tables(t, pgsql.RelationName) {
 			n.leases[name] = true
 		}
+		goName = goName || config.GoName(t)
 	}
 	for _, raw := range all {
 		pgsql.Walk(raw, func(x *pg_query.Node) bool {
 			// A table named at run time, unless the setting names the
-			// Go field that holds it: its statements say whether it is
-			// the lease table.
-			if rv, ok := n.leaseShape(x); ok && (c.cfg.Table == "" || sqltext.IsPlaceholder(rv.Relname) && !config.GoName(c.cfg.Table)) {
+			// Go field that holds one: its statements say whether it is
+			// a lease table.
+			if rv, ok := n.leaseShape(x); ok && (len(c.cfg.Table) == 0 || sqltext.IsPlaceholder(rv.Relname) && !goName) {
 				n.leases[rv.Relname] = true
 			}
 			return true

@@ -26,8 +26,11 @@ func TestFence(t *testing.T) {
 		{"SQL built from parts", nil, []string{"fence/text"}},
 		{"only the tables named by setting", func(c *config.Config) { c.Fence.Tables = config.Names{"orders", "billing.invoices"} }, []string{"fence/tables"}},
 		{"lease table and columns named by setting", func(c *config.Config) {
-			c.Fence = config.Fence{Table: "leadership", HolderColumn: "owner", EpochColumn: "term", ExpiryColumn: "valid_until"}
+			c.Fence = config.Fence{Table: config.Names{"leadership"}, HolderColumn: "owner", EpochColumn: "term", ExpiryColumn: "valid_until"}
 		}, []string{"fence/columns"}},
+		{"two lease tables of one shape named by setting", func(c *config.Config) {
+			c.Fence = config.Fence{Table: config.Names{"instances", "activities"}, HolderColumn: "worker", ExpiryColumn: "locked_until"}
+		}, []string{"fence/twotables"}},
 		{"not a lease package", nil, []string{"fence/notlease"}},
 		{"the lease table found from the renewal", nil, []string{"fence/discover"}},
 		{"cases it knowingly misses", nil, []string{"fence/limitations"}},
@@ -38,10 +41,10 @@ func TestFence(t *testing.T) {
 		{"a fence taken once for the transaction", nil, []string{"fence/txfence"}},
 		{"sqlc-generated files", nil, []string{"fence/sqlc"}},
 		{"another database's SQL", nil, []string{"fence/dialect"}},
-		{"quoted names", func(c *config.Config) { c.Fence.Table = `"Lease"` }, []string{"fence/quoted"}},
+		{"quoted names", func(c *config.Config) { c.Fence.Table = config.Names{`"Lease"`} }, []string{"fence/quoted"}},
 		{"many texts through a helper, and a text too deep to parse", nil, []string{"fence/manytexts"}},
 		{"renewals whose failure is only logged", nil, []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
-		{"a query builder's statements, the lease table named by its Go field", func(c *config.Config) { c.Fence.Table = "fence/builder.Config.LeaseTable" }, []string{"fence/builder"}},
+		{"a query builder's statements, the lease table named by its Go field", func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, []string{"fence/builder"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, tc.edit), tc.pkgs...)
