@@ -78,7 +78,7 @@ func (f *flow) step(instr ssa.Instruction) bool {
 			// fields hold (append(params.Jobs, &Job{UpdatedAt: now})).
 			val = union(val, f.fieldsOf(in.Val))
 		}
-		changed := f.store(in.Addr, val)
+		changed := f.store(in.Addr, in.Val, val)
 		// A variable that holds a struct, or a pointer to one, holds what
 		// the struct's fields were set from: a function literal may
 		// capture the variable, not the struct.
@@ -149,12 +149,13 @@ func (l labelled) reads() sources {
 	return slices.DeleteFunc(slices.Clone(l.srcs), func(s source) bool { return s.fn })
 }
 
-// store records that val was stored at addr: in the local variable, array
-// or slice it belongs to, or package-wide for a field or a global.
-func (f *flow) store(addr ssa.Value, val labelled) bool {
+// store records that v, labelled val, was stored at addr: in the local
+// variable, array or slice it belongs to, or package-wide for a field or
+// a global.
+func (f *flow) store(addr, v ssa.Value, val labelled) bool {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		if f.c.fieldFlow && !textual(a.Type()) {
+		if f.c.fieldFlow && !textual(v) {
 			widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
 		}
 		whole := f.fieldStored(a, val)
@@ -168,13 +169,17 @@ func (f *flow) store(addr ssa.Value, val labelled) bool {
 	return f.set(addr, val)
 }
 
-// textual reports whether ptr points to a string, a byte slice or a
-// pointer to either: a field that holds a name, a message or an encoding.
-// A clock formatted into one is not followed package-wide through the
-// field: the package does not read it back as a time, and every other
-// struct of the type would carry it (a run's encoded input, its id).
-func textual(ptr types.Type) bool {
-	t := typesx.Deref(typesx.Deref(ptr))
+// textual reports whether v is a string, a byte slice or a pointer to
+// either, as itself or in an interface: a name, a message or an encoding.
+// A clock formatted into one and stored in a field is not followed
+// package-wide through the field: the package does not read it back as a
+// time, and every other struct of the type would carry it (a run's
+// encoded input, its id).
+func textual(v ssa.Value) bool {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	t := typesx.Deref(v.Type())
 	if b, ok := t.Underlying().(*types.Basic); ok {
 		return b.Info()&types.IsString != 0
 	}

@@ -351,6 +351,7 @@ func identifier(ctx context.Context) {
 type run struct {
 	ID    string
 	Input string
+	Args  any
 }
 
 func namedRun(ctx context.Context, name string) {
@@ -369,10 +370,12 @@ func cancelRun(ctx context.Context, r *run) {
 // run: the package does not read the field back as a time, so other runs'
 // inputs do not carry it.
 func scheduleRun(ctx context.Context, name string) {
-	r := run{ID: name, Input: time.Now().Format(time.RFC3339)} // ok: text, written as a stamp
-	pool.Exec(ctx, `INSERT INTO runs (id, input) VALUES ($1, $2)`, r.ID, r.Input)
+	now := time.Now()
+	args := now.Format(time.RFC3339)
+	r := run{ID: name, Input: now.Format(time.RFC3339), Args: &args} // ok: text, written as a stamp
+	pool.Exec(ctx, `INSERT INTO runs (id, input, args) VALUES ($1, $2, $3)`, r.ID, r.Input, r.Args)
 }
 
 func replayRun(ctx context.Context, query string, r *run) {
-	pool.Exec(ctx, query, r.ID, r.Input) // ok: another run's input
+	pool.Exec(ctx, query, r.ID, r.Input, r.Args) // ok: another run's input
 }
