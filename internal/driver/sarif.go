@@ -2,6 +2,7 @@ package driver
 
 import (
 	"cmp"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"go/token"
@@ -11,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/owenrumney/go-sarif/v3/pkg/report"
-	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
@@ -79,10 +78,12 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 	}
 
 	patterns := fs.Args()
-	run := sarif.NewRunWithInformationURI("leaseguard", "https://github.com/leaseguard/leaseguard")
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "leaseguard", InformationURI: "https://github.com/leaseguard/leaseguard"}}, Results: []sarifResult{}}
+	ruleIndex := make(map[string]int)
 	for _, a := range analyzers {
 		title, _, _ := strings.Cut(a.Doc, "\n")
-		run.AddRule(a.Name).WithShortDescription(sarif.NewMultiformatMessageString().WithText(title)).WithHelpURI(a.URL)
+		ruleIndex[a.Name] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: a.Name, ShortDescription: sarifText{title}, HelpURI: a.URL})
 	}
 	if roots, ok := leaseRoots(patterns, *tests, config.NewMatcher(cfg.Lease.Packages)); ok {
 		if len(roots) == 0 {
@@ -123,39 +124,34 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		}
 		for _, d := range act.Diagnostics {
 			posn := act.Package.Fset.Position(d.Pos)
-			end := act.Package.Fset.Position(d.End)
-			if !d.End.IsValid() {
-				end = posn
-			}
 			// A package and its test variant report the same finding.
 			if k := (key{posn.String(), d.Message}); seen[k] {
 				continue
 			} else {
 				seen[k] = true
 			}
-			res := run.CreateResultForRule(ruleOf(act, d)).
-				WithLevel("error").
-				WithMessage(sarif.NewTextMessage(d.Message)).
-				AddLocation(location(root, posn, end))
+			rule := ruleOf(act, d)
+			res := sarifResult{
+				RuleID:    rule,
+				RuleIndex: ruleIndex[rule],
+				Level:     "error",
+				Message:   sarifText{d.Message},
+				Locations: []sarifLocation{location(root, act.Package.Fset, d.Pos, d.End)},
+			}
 			// Related information ("in this SQL") as related locations,
 			// numbered from 1 within the result.
 			for i, r := range d.Related {
-				rp := act.Package.Fset.Position(r.Pos)
-				re := rp
-				if r.End.IsValid() {
-					re = act.Package.Fset.Position(r.End)
-				}
-				res.AddRelatedLocation(location(root, rp, re).WithID(i + 1).WithMessage(sarif.NewTextMessage(r.Message)))
+				l := location(root, act.Package.Fset, r.Pos, r.End)
+				l.ID, l.Message = i+1, &sarifText{r.Message}
+				res.RelatedLocations = append(res.RelatedLocations, l)
 			}
+			run.Results = append(run.Results, res)
 		}
 	}
 	// Results in file order, whatever order the packages finished in.
-	slices.SortStableFunc(run.Results, func(a, b *sarif.Result) int {
+	slices.SortStableFunc(run.Results, func(a, b sarifResult) int {
 		pa, pb := a.Locations[0].PhysicalLocation, b.Locations[0].PhysicalLocation
-		if c := strings.Compare(*pa.ArtifactLocation.URI, *pb.ArtifactLocation.URI); c != 0 {
-			return c
-		}
-		return *pa.Region.StartLine - *pb.Region.StartLine
+		return cmp.Or(strings.Compare(pa.ArtifactLocation.URI, pb.ArtifactLocation.URI), cmp.Compare(pa.Region.StartLine, pb.Region.StartLine))
 	})
 	if c := writeSARIF(w, stderr, run); c != 0 {
 		return c
@@ -163,29 +159,96 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 	return code
 }
 
-// writeSARIF writes a report of run to w.
-func writeSARIF(w, stderr io.Writer, run *sarif.Run) int {
-	rep := report.NewV210Report()
-	rep.AddRun(run)
-	if err := rep.PrettyWrite(w); err != nil {
+// The parts of SARIF 2.1.0 that leaseguard writes: one run, a rule per
+// analyzer, a result per finding with its location and related locations.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool    sarifTool     `json:"tool"`
+		Results []sarifResult `json:"results"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID               string    `json:"id"`
+		ShortDescription sarifText `json:"shortDescription"`
+		HelpURI          string    `json:"helpUri,omitempty"`
+	}
+	sarifText struct {
+		Text string `json:"text"`
+	}
+	sarifResult struct {
+		RuleID           string          `json:"ruleId"`
+		RuleIndex        int             `json:"ruleIndex"`
+		Level            string          `json:"level"`
+		Message          sarifText       `json:"message"`
+		Locations        []sarifLocation `json:"locations"`
+		RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	}
+	sarifLocation struct {
+		ID               int               `json:"id,omitempty"`
+		Message          *sarifText        `json:"message,omitempty"`
+		PhysicalLocation sarifPhysLocation `json:"physicalLocation"`
+	}
+	sarifPhysLocation struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           sarifRegion   `json:"region"`
+	}
+	sarifArtifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+		EndLine     int `json:"endLine"`
+		EndColumn   int `json:"endColumn"`
+	}
+)
+
+// writeSARIF writes a SARIF log of run to w.
+func writeSARIF(w, stderr io.Writer, run sarifRun) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(sarifLog{
+		Schema:  "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/main/sarif-2.1/schema/sarif-schema-2.1.0.json",
+		Version: "2.1.0",
+		Runs:    []sarifRun{run},
+	})
+	if err != nil {
 		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// location is a SARIF location for the range from posn to end, relative to
-// the module root when it lies inside it.
-func location(root string, posn, end token.Position) *sarif.Location {
+// location is a SARIF location for the range from pos to end (pos alone
+// when end is not valid), relative to the module root when it lies inside
+// it.
+func location(root string, fset *token.FileSet, pos, end token.Pos) sarifLocation {
+	posn := fset.Position(pos)
+	last := posn
+	if end.IsValid() {
+		last = fset.Position(end)
+	}
 	rel, err := filepath.Rel(root, posn.Filename)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		rel = posn.Filename
 	}
-	region := sarif.NewRegion().WithStartLine(posn.Line).WithStartColumn(posn.Column).
-		WithEndLine(end.Line).WithEndColumn(end.Column)
-	return sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
-		WithArtifactLocation(sarif.NewSimpleArtifactLocation(filepath.ToSlash(rel)).WithURIBaseID("%SRCROOT%")).
-		WithRegion(region))
+	return sarifLocation{PhysicalLocation: sarifPhysLocation{
+		ArtifactLocation: sarifArtifact{URI: filepath.ToSlash(rel), URIBaseID: "%SRCROOT%"},
+		Region:           sarifRegion{StartLine: posn.Line, StartColumn: posn.Column, EndLine: last.Line, EndColumn: last.Column},
+	}}
 }
 
 // ruleOf is the rule a diagnostic belongs to: its category, which every
