@@ -530,3 +530,31 @@ func TestOnlyLeasePackagesLoaded(t *testing.T) {
 		}
 	})
 }
+
+// TestREADMEExample checks that the README's example output is what the
+// binary prints on testdata/example, line for line (related information
+// included), with the module's directory written as /…/testdata/example.
+func TestREADMEExample(t *testing.T) {
+	dir := example(t)
+	readme, err := os.ReadFile(filepath.Join(testdir.Root(), "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "```text\n/…/testdata/example/"
+	i := bytes.Index(readme, []byte(start))
+	if i < 0 {
+		t.Fatalf("README.md has no example output block starting %q", start)
+	}
+	block := readme[i+len("```text\n"):]
+	block = block[:bytes.Index(block, []byte("```"))]
+	want := strings.TrimSuffix(string(block), "exit status 3\n")
+
+	r := run(t, dir, binary, "./...")
+	if r.code != 3 {
+		t.Fatalf("exit code %d, want 3\n%s", r.code, r.stderr)
+	}
+	got := strings.ReplaceAll(r.stderr, dir+string(filepath.Separator), "/…/testdata/example/")
+	if got != want {
+		t.Errorf("README.md's example output differs from the binary's.\nREADME:\n%s\nbinary:\n%s", want, got)
+	}
+}
