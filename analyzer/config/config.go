@@ -153,12 +153,7 @@ func (n *Names) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return json.Unmarshal(b, (*[]string)(n))
 	}
-	*n = nil
-	for f := range strings.SplitSeq(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			*n = append(*n, f)
-		}
-	}
+	*n = splitList(s)
 	return nil
 }
 

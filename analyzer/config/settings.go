@@ -116,19 +116,26 @@ func (v value) Set(s string) error {
 		*v.s.str = s
 		return nil
 	}
-	var list []string
-	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	list := splitList(s)
+	for _, f := range list {
 		if err := v.s.check(f); err != nil {
 			return err
 		}
-		list = append(list, f)
 	}
 	*v.s.list = list
 	return nil
+}
+
+// splitList splits a comma-separated list, dropping spaces around entries
+// and empty entries.
+func splitList(s string) []string {
+	var list []string
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			list = append(list, f)
+		}
+	}
+	return list
 }
 
 // checkPattern checks an import-path pattern, with ... wildcards.
