@@ -545,8 +545,10 @@ func TestREADMEExample(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("README.md has no example output block starting %q", start)
 	}
-	block := readme[i+len("```text\n"):]
-	block = block[:bytes.Index(block, []byte("```"))]
+	block, _, found := bytes.Cut(readme[i+len("```text\n"):], []byte("```"))
+	if !found {
+		t.Fatal("README.md's example output block is not closed")
+	}
 	want := strings.TrimSuffix(string(block), "exit status 3\n")
 
 	r := run(t, dir, binary, "./...")
