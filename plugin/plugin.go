@@ -14,7 +14,8 @@
 //	          clock: {funcs: [example.com/app/clockutil.Now]}
 //	          fence: {table: worker_leases, tables: [orders]}
 //
-// Unknown keys and bad values are errors.
+// Unknown keys and bad values are errors. Only lease packages, and packages
+// with a directive, cost more than golangci-lint's own load (see guard.go).
 package plugin
 
 import (
@@ -41,13 +42,21 @@ func New(settings any) (register.LinterPlugin, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("leaseguard settings: %w", err)
 	}
-	return &linter{cfg: &cfg}, nil
+	return &linter{cfg: &cfg, rules: analyzer.New(&cfg)}, nil
 }
 
-type linter struct{ cfg *config.Config }
+type linter struct {
+	cfg   *config.Config
+	rules []*analysis.Analyzer // bound to cfg
+}
 
-// BuildAnalyzers returns every rule, bound to the decoded settings.
-func (l *linter) BuildAnalyzers() ([]*analysis.Analyzer, error) { return analyzer.New(l.cfg), nil }
+// BuildAnalyzers returns the plugin's one analyzer, which runs every rule,
+// bound to the decoded settings, on the packages that can have a finding
+// (see guard.go).
+func (l *linter) BuildAnalyzers() ([]*analysis.Analyzer, error) {
+	return []*analysis.Analyzer{newGuard(l.cfg, l.rules).analyzer}, nil
+}
 
-// GetLoadMode asks for type information: the rules need types and facts.
+// GetLoadMode asks for the linted packages' types, for their import
+// paths; the rules load what they need themselves (see guard.go).
 func (*linter) GetLoadMode() string { return register.LoadModeTypesInfo }

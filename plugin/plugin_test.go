@@ -46,31 +46,9 @@ func TestSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 			as, err := p.BuildAnalyzers()
-			if err != nil || len(as) != 4 {
+			if err != nil || len(as) != 1 {
 				t.Fatalf("BuildAnalyzers: %d analyzers, %v", len(as), err)
 			}
 		})
 	}
-}
-
-// TestTestsSetting checks that imports.tests decodes and reaches the imports
-// rule's -imports.tests flag, which go vet and the standalone driver set.
-func TestTestsSetting(t *testing.T) {
-	p, err := plugin.New(map[string]any{"imports": map[string]any{"tests": true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := p.BuildAnalyzers()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range as {
-		if a.Name == "imports" {
-			if f := a.Flags.Lookup("tests"); f == nil || f.Value.String() != "true" {
-				t.Fatalf("imports.tests: true did not reach the imports rule's tests flag: %v", f)
-			}
-			return
-		}
-	}
-	t.Fatal("no imports analyzer")
 }

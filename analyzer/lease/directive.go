@@ -1,9 +1,11 @@
 package lease
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A directive is what one comment says to leaseguard.
@@ -152,4 +154,31 @@ func withinOneEdit(a, b string) bool {
 			(i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:])
 	}
 	return a[i:] == b[i+1:] // insertion into a
+}
+
+// Mentioned reports whether src, a Go file's text, has a comment that
+// starts with "leaseguard", in any case and spacing: a file without one
+// holds no directive and no near miss of one, so a package none of whose
+// files has one can have a finding only as a lease package named by
+// setting. Drivers read it to skip packages before loading them. It may
+// find such a comment inside a string literal, which only costs a package
+// loaded for nothing; an import of a leaseguard package is no comment.
+func Mentioned(src []byte) bool {
+	const word = "leaseguard"
+	lower := bytes.ToLower(src)
+	for off := 0; ; {
+		i := bytes.Index(lower[off:], []byte(word))
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i
+		for j > 0 && (lower[j-1] == ' ' || lower[j-1] == '\t' || lower[j-1] >= utf8.RuneSelf) {
+			j-- // white space, in ASCII or not
+		}
+		if j >= 2 && lower[j-2] == '/' && (lower[j-1] == '/' || lower[j-1] == '*') {
+			return true
+		}
+		off = i + len(word)
+	}
 }

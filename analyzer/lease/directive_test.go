@@ -141,3 +141,23 @@ func oneLine(t *testing.T, msg string) {
 		t.Fatalf("message %q is not one line of text", msg)
 	}
 }
+
+func TestMentioned(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{"//leaseguard:lease\npackage p", true},
+		{"// LeaseGuard: lease\npackage p", true},
+		{"package p\n\n/* leaseguard:allow clock -- why */", true},
+		{"package p\n\n//\u00a0leaseguard:lease", true},
+		{`package p; import _ "github.com/leaseguard/leaseguard/leasepkg"`, false},
+		{"package p // a lease, see leaseguard's docs", false},
+		{"package p", false},
+		{"package p // leaseguard", true},
+	} {
+		if got := Mentioned([]byte(tc.src)); got != tc.want {
+			t.Errorf("Mentioned(%q) = %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}

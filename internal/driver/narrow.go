@@ -1,18 +1,17 @@
 package driver
 
 import (
-	"bytes"
 	"flag"
 	"io"
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
 // Run directly, leaseguard analyses only the packages that can have a
@@ -66,42 +65,18 @@ func leaseRoots(patterns []string, tests bool, lease *config.Matcher) (roots []s
 }
 
 // mentions reports whether any of files has a comment that starts with
-// "leaseguard", in any case and spacing: where no file has one, the
-// package has no directive and no near miss of one. (An import of a
-// leaseguard package is no such comment.)
+// leaseguard (see lease.Mentioned).
 func mentions(files []string) bool {
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			return true // let the analysis report it
 		}
-		if commentStarts(b, "leaseguard") {
+		if lease.Mentioned(b) {
 			return true
 		}
 	}
 	return false
-}
-
-// commentStarts reports whether src has word, in any case, right after
-// // or /* and white space. It may find one inside a string literal,
-// which only costs a package loaded for nothing.
-func commentStarts(src []byte, word string) bool {
-	lower := bytes.ToLower(src)
-	for off := 0; ; {
-		i := bytes.Index(lower[off:], []byte(word))
-		if i < 0 {
-			return false
-		}
-		i += off
-		j := i
-		for j > 0 && (lower[j-1] == ' ' || lower[j-1] == '\t' || lower[j-1] >= utf8.RuneSelf) {
-			j-- // white space, in ASCII or not
-		}
-		if j >= 2 && lower[j-2] == '/' && (lower[j-1] == '/' || lower[j-1] == '*') {
-			return true
-		}
-		off = i + len(word)
-	}
 }
 
 // A plan is what a standalone run analyses, and how.
