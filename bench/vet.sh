@@ -19,8 +19,19 @@
 #               has no lease package, so this is the package listing alone
 #   standalone-lease
 #               leaseguard -lease.packages=$LEASEGUARD_BENCH_LEASE ./...
-#               (default github.com/prometheus/prometheus/tsdb): one lease
-#               package, loaded with its imports
+#               (default github.com/prometheus/prometheus/tsdb) with a salted
+#               copy of leaseguard: one lease package, analysed with its
+#               imports, every vet action of its graph rerun (cold)
+#   precommit-lease
+#               what the default pre-commit hook runs, the same command
+#               with leaseguard as installed (its results cached by go vet
+#               from a run before the rounds), after an edit (a comment
+#               appended, removed after the run) to a file of the lease
+#               package, $LEASEGUARD_BENCH_LEASE_FILE (default tsdb/head.go)
+#   precommit-other
+#               the same after an edit to a file that the lease package
+#               does not depend on, $LEASEGUARD_BENCH_OTHER_FILE (default
+#               notifier/notifier.go)
 #   golist      go list ./...: what a run on a repository without a lease
 #               package is compared with
 #   golangci    golangci-lint with depguard and forbidigo set up to approximate
@@ -34,7 +45,9 @@
 # dependencies' facts-only ones included, reruns; every compile action
 # still hits). Wall time and peak memory (max RSS of the process tree's
 # largest process, /usr/bin/time -v) per run go to $OUT/runs.tsv; the
-# summary prints medians and the median of paired ratios against noop.
+# summary prints medians, the median of paired ratios against noop, and
+# against a peer where one is the measure: golangci-lg against golangci,
+# standalone against golist.
 set -eu
 pairs=${1:-5}
 corpus=${2:-github.com/prometheus/prometheus@v0.316.0}
@@ -44,8 +57,10 @@ mkdir -p "$out/bin"
 
 # 1. The tools.
 (cd "$root" && go build -o "$out/bin/leaseguard" ./cmd/leaseguard && go build -o "$out/bin/noopvet" ./bench/noopvet)
-contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone standalone-lease golist golangci golangci-lg}
+contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone standalone-lease precommit-lease precommit-other golist golangci golangci-lg}
 lease=${LEASEGUARD_BENCH_LEASE:-github.com/prometheus/prometheus/tsdb}
+leasefile=${LEASEGUARD_BENCH_LEASE_FILE:-tsdb/head.go}
+otherfile=${LEASEGUARD_BENCH_OTHER_FILE:-notifier/notifier.go}
 case " $contenders " in
 *" golangci"*) gcl=$("$root/scripts/golangci.sh") ;;
 esac
@@ -131,6 +146,17 @@ measure() {
 	echo "round $round $name: ${1}s, $(($2 / 1024)) MiB, exit $3" >&2
 }
 
+# edited FILE CMD...: runs CMD with a comment appended to FILE, then puts
+# FILE back.
+edited() {
+	f=$1
+	shift
+	cp "$f" "$out/edited.orig"
+	printf '\n// edited for bench/vet.sh %s\n' "$(date +%s%N)" >>"$f"
+	"$@"
+	cp "$out/edited.orig" "$f"
+}
+
 run() {
 	case $1 in
 	noop) t=$(salted "$out/bin/noopvet"); measure noop go vet -vettool="$t" ./...; rm -f "$t" ;;
@@ -138,12 +164,22 @@ run() {
 	lg-gogc100) t=$(salted "$out/bin/leaseguard"); measure lg-gogc100 env GOGC=100 go vet -vettool="$t" ./...; rm -f "$t" ;;
 	vet) t=$(salted "$(go env GOTOOLDIR)/vet"); measure vet go vet -vettool="$t" ./...; rm -f "$t" ;;
 	standalone) measure standalone "$out/bin/leaseguard" ./... ;;
-	standalone-lease) measure standalone-lease "$out/bin/leaseguard" -lease.packages="$lease" ./... ;;
+	standalone-lease) t=$(salted "$out/bin/leaseguard"); measure standalone-lease "$t" -lease.packages="$lease" ./...; rm -f "$t" ;;
+	precommit-lease) edited "$leasefile" measure precommit-lease "$out/bin/leaseguard" -lease.packages="$lease" ./... ;;
+	precommit-other) edited "$otherfile" measure precommit-other "$out/bin/leaseguard" -lease.packages="$lease" ./... ;;
 	golist) measure golist go list ./... ;;
 	golangci) rm -rf "$out/gcl-cache"; measure golangci env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci.yml" ./... ;;
 	golangci-lg) rm -rf "$out/gcl-cache"; measure golangci-lg env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci-lg.yml" ./... ;;
 	esac
 }
+
+case " $contenders " in
+*" precommit-"*)
+	# The pre-commit contenders run warm: go vet has the results of the
+	# lease package's graph from this run.
+	[ -f "$leasefile" ] && [ -f "$otherfile" ] || { echo "bench/vet.sh: no $leasefile or $otherfile in the corpus" >&2; exit 2; }
+	"$out/bin/leaseguard" -lease.packages="$lease" ./... >/dev/null 2>&1 || true ;;
+esac
 
 : >"$out/runs.tsv"
 round=1
@@ -166,12 +202,15 @@ function median(a, n,   i, j, x) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-	printf "%-12s %10s %8s %12s %8s\n", "contender", "median s", "x noop", "median MiB", "x noop"
+	peer["golangci-lg"] = "golangci"; peer["standalone"] = "golist"
+	printf "%-16s %9s %7s %11s %7s  %s\n", "contender", "median s", "x noop", "median MiB", "x noop", "x peer (time, memory)"
 	for (c in names) {
 		for (r = 1; r <= rounds; r++) {
 			s[r] = t[c, r]; k[r] = m[c, r] / 1024
-			q[r] = t[c, r] / t["noop", r]; p[r] = m[c, r] / m["noop", r]
+			q[r] = ("noop" in names) ? t[c, r] / t["noop", r] : 0; p[r] = ("noop" in names) ? m[c, r] / m["noop", r] : 0
+			if ((c in peer) && (peer[c] in names)) { pq[r] = t[c, r] / t[peer[c], r]; pp[r] = m[c, r] / m[peer[c], r] }
 		}
-		printf "%-12s %10.1f %8.2f %12.0f %8.2f\n", c, median(s, rounds), median(q, rounds), median(k, rounds), median(p, rounds)
+		vs = (c in peer) && (peer[c] in names) ? sprintf("%.2f, %.2f x %s", median(pq, rounds), median(pp, rounds), peer[c]) : ""
+		printf "%-16s %9.1f %7.2f %11.0f %7.2f  %s\n", c, median(s, rounds), median(q, rounds), median(k, rounds), median(p, rounds), vs
 	}
 }' "$out/runs.tsv"

@@ -5,8 +5,11 @@ package e2e_test
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -77,5 +80,72 @@ func TestGolangciLint(t *testing.T) {
 				t.Logf("output:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestGolangciLintExample runs golangci-lint with the plugin, default
+// settings, on testdata/example, and the leaseguard command on the same
+// packages: the plugin must report what the command reports, finding for
+// finding (golangci-lint writes the rule's name before the message).
+func TestGolangciLintExample(t *testing.T) {
+	bin, err := customGCL()
+	if err != nil {
+		t.Fatalf("building golangci-lint with the plugin: %v", err)
+	}
+	root := filepath.Join(testdir.Root(), "..")
+	dir := filepath.Join(testdir.Root(), "example")
+	config := filepath.Join(t.TempDir(), "golangci.yml")
+	// Every finding shown: no caps, several on one line, generated files
+	// included (the rules read the SQL in sqlc's files).
+	if err := os.WriteFile(config, []byte(`version: "2"
+linters:
+  default: none
+  enable: [leaseguard]
+  settings:
+    custom:
+      leaseguard:
+        type: module
+  exclusions:
+    generated: disable
+issues:
+  max-issues-per-linter: 0
+  max-same-issues: 0
+  uniq-by-line: false
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--config", config, "--output.text.path", "stdout", "--output.text.print-issued-lines=false", "--show-stats=false", "./...")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	issue := regexp.MustCompile(`^(\S+:\d+:\d+): (imports|clock|fence|lease): (.*) \(leaseguard\)$`)
+	var got []string
+	for line := range strings.Lines(string(out)) {
+		if m := issue.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			got = append(got, m[1]+": "+m[3])
+		}
+	}
+
+	lg := filepath.Join(t.TempDir(), "leaseguard")
+	build := exec.Command("go", "build", "-o", lg, "./cmd/leaseguard")
+	build.Dir = root
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	cmd = exec.Command(lg, "./...")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	var want []string
+	finding := regexp.MustCompile(`^(\S+:\d+:\d+): ([^\t].*)$`) // not a related line
+	for line := range strings.Lines(stderr.String()) {
+		if m := finding.FindStringSubmatch(strings.TrimSpace(strings.TrimPrefix(line, dir+string(filepath.Separator)))); m != nil {
+			want = append(want, m[1]+": "+m[2])
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("golangci-lint:\n%s\nleaseguard:\n%s\ngolangci-lint's output:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)
 	}
 }
