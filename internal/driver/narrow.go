@@ -18,8 +18,8 @@ import (
 
 // Run directly, leaseguard analyses only the packages that can have a
 // finding, and the packages they import (for facts). Before anything is
-// type-checked, it lists the packages that the patterns match (the go
-// command's list: names and files, no types) and keeps:
+// type-checked, it lists the packages that the patterns match (go list
+// -find: names and files, no imports resolved, no types) and keeps:
 //
 //   - the packages that -lease.packages names;
 //   - the packages with a comment that starts with leaseguard: a lease,
@@ -28,7 +28,7 @@ import (
 //
 // No other package can have a finding: every rule reports only in lease
 // packages, and directives are reported where they are written. So
-// leaseguard ./... on a repository with no lease package costs about what
+// leaseguard ./... on a repository with no lease package costs less than
 // go list ./... does, and one with a lease package costs what that
 // package's import graph does. A package that is not kept is not
 // type-checked, so a compile error in it is not reported.

@@ -96,8 +96,11 @@ func TestGolangciLintExample(t *testing.T) {
 	dir := filepath.Join(testdir.Root(), "example")
 	config := filepath.Join(t.TempDir(), "golangci.yml")
 	// Every finding shown: no caps, several on one line, generated files
-	// included (the rules read the SQL in sqlc's files).
+	// included (the rules read the SQL in sqlc's files); paths relative to
+	// the module, not to the configuration file.
 	if err := os.WriteFile(config, []byte(`version: "2"
+run:
+  relative-path-mode: wd
 linters:
   default: none
   enable: [leaseguard]
