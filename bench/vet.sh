@@ -26,12 +26,13 @@
 #               what the default pre-commit hook runs, the same command
 #               with leaseguard as installed (its results cached by go vet
 #               from a run before the rounds), after an edit (a comment
-#               appended, removed after the run) to a file of the lease
-#               package, $LEASEGUARD_BENCH_LEASE_FILE (default tsdb/head.go)
+#               line inserted at its top, removed after the run) to a file
+#               of the lease package, $LEASEGUARD_BENCH_LEASE_FILE (default
+#               tsdb/head.go)
 #   precommit-other
 #               the same after an edit to a file that the lease package
 #               does not depend on, $LEASEGUARD_BENCH_OTHER_FILE (default
-#               notifier/notifier.go)
+#               notifier/manager.go)
 #   golist      go list ./...: what a run on a repository without a lease
 #               package is compared with
 #   golangci    golangci-lint with depguard and forbidigo set up to approximate
@@ -60,7 +61,7 @@ mkdir -p "$out/bin"
 contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone standalone-lease precommit-lease precommit-other golist golangci golangci-lg}
 lease=${LEASEGUARD_BENCH_LEASE:-github.com/prometheus/prometheus/tsdb}
 leasefile=${LEASEGUARD_BENCH_LEASE_FILE:-tsdb/head.go}
-otherfile=${LEASEGUARD_BENCH_OTHER_FILE:-notifier/notifier.go}
+otherfile=${LEASEGUARD_BENCH_OTHER_FILE:-notifier/manager.go}
 case " $contenders " in
 *" golangci"*) gcl=$("$root/scripts/golangci.sh") ;;
 esac
@@ -146,13 +147,15 @@ measure() {
 	echo "round $round $name: ${1}s, $(($2 / 1024)) MiB, exit $3" >&2
 }
 
-# edited FILE CMD...: runs CMD with a comment appended to FILE, then puts
-# FILE back.
+# edited FILE CMD...: runs CMD with a comment line inserted at the top of
+# FILE, then puts FILE back. Every declaration after it moves down a line,
+# so the package's export data changes, as it does after most real edits,
+# and whatever imports the package is compiled again.
 edited() {
 	f=$1
 	shift
 	cp "$f" "$out/edited.orig"
-	printf '\n// edited for bench/vet.sh %s\n' "$(date +%s%N)" >>"$f"
+	{ printf '// edited for bench/vet.sh %s\n' "$(date +%s%N)"; cat "$out/edited.orig"; } >"$f"
 	"$@"
 	cp "$out/edited.orig" "$f"
 }
