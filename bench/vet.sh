@@ -39,6 +39,10 @@
 #               the imports and clock rules, with a fresh golangci-lint cache
 #   golangci-lg the same golangci-lint binary (built with the leaseguard
 #               plugin) running leaseguard alone, with a fresh cache
+#   golangci-lg-lease
+#               the same with $LEASEGUARD_BENCH_LEASE named in the plugin's
+#               lease.packages setting: what a repository with a lease
+#               package pays for the rules' facts
 # LEASEGUARD_BENCH_CONTENDERS picks some of them (default: all), e.g.
 # "noop leaseguard" for the paired ratio against the floor alone.
 # Every go vet run defeats the vet result cache with a salted copy of its
@@ -58,7 +62,7 @@ mkdir -p "$out/bin"
 
 # 1. The tools.
 (cd "$root" && go build -o "$out/bin/leaseguard" ./cmd/leaseguard && go build -o "$out/bin/noopvet" ./bench/noopvet)
-contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone standalone-lease precommit-lease precommit-other golist golangci golangci-lg}
+contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone standalone-lease precommit-lease precommit-other golist golangci golangci-lg golangci-lg-lease}
 lease=${LEASEGUARD_BENCH_LEASE:-github.com/prometheus/prometheus/tsdb}
 leasefile=${LEASEGUARD_BENCH_LEASE_FILE:-tsdb/head.go}
 otherfile=${LEASEGUARD_BENCH_OTHER_FILE:-notifier/manager.go}
@@ -127,6 +131,8 @@ issues:
   max-issues-per-linter: 0
   max-same-issues: 0
 YML
+sed "s|        type: module|        type: module\\
+        settings: {lease: {packages: [$lease]}}|" "$out/golangci-lg.yml" >"$out/golangci-lg-lease.yml"
 
 # salted TOOL: a copy of TOOL with a fresh identity, for one cold vet run.
 salted() {
@@ -173,6 +179,7 @@ run() {
 	golist) measure golist go list ./... ;;
 	golangci) rm -rf "$out/gcl-cache"; measure golangci env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci.yml" ./... ;;
 	golangci-lg) rm -rf "$out/gcl-cache"; measure golangci-lg env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci-lg.yml" ./... ;;
+	golangci-lg-lease) rm -rf "$out/gcl-cache"; measure golangci-lg-lease env GOLANGCI_LINT_CACHE="$out/gcl-cache" "$gcl" run --config "$out/golangci-lg-lease.yml" ./... ;;
 	esac
 }
 
@@ -205,8 +212,8 @@ function median(a, n,   i, j, x) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-	peer["golangci-lg"] = "golangci"; peer["standalone"] = "golist"
-	printf "%-16s %9s %7s %11s %7s  %s\n", "contender", "median s", "x noop", "median MiB", "x noop", "x peer (time, memory)"
+	peer["golangci-lg"] = "golangci"; peer["golangci-lg-lease"] = "golangci"; peer["standalone"] = "golist"
+	printf "%-17s %9s %7s %11s %7s  %s\n", "contender", "median s", "x noop", "median MiB", "x noop", "x peer (time, memory)"
 	for (c in names) {
 		for (r = 1; r <= rounds; r++) {
 			s[r] = t[c, r]; k[r] = m[c, r] / 1024
@@ -214,6 +221,8 @@ END {
 			if ((c in peer) && (peer[c] in names)) { pq[r] = t[c, r] / t[peer[c], r]; pp[r] = m[c, r] / m[peer[c], r] }
 		}
 		vs = (c in peer) && (peer[c] in names) ? sprintf("%.2f, %.2f x %s", median(pq, rounds), median(pp, rounds), peer[c]) : ""
-		printf "%-16s %9.1f %7.2f %11.0f %7.2f  %s\n", c, median(s, rounds), median(q, rounds), median(k, rounds), median(p, rounds), vs
+		xt = ("noop" in names) ? sprintf("%.2f", median(q, rounds)) : "-"
+		xm = ("noop" in names) ? sprintf("%.2f", median(p, rounds)) : "-"
+		printf "%-17s %9.1f %7s %11.0f %7s  %s\n", c, median(s, rounds), xt, median(k, rounds), xm, vs
 	}
 }' "$out/runs.tsv"
