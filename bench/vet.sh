@@ -14,6 +14,10 @@
 #   lg-gogc100  the same with GOGC=100, which turns off the larger starting
 #               heap that a leaseguard vet unit takes (internal/driver): what
 #               the analysis itself costs over the floor
+#   lg-static   go vet -vettool=leaseguard built as a static executable
+#               (go build -ldflags=-extldflags=-static, Linux with glibc's
+#               static library): without the dynamic loader each vet unit's
+#               process starts sooner
 #   vet         go vet with its default analyzers
 #   standalone  leaseguard ./... (its own loader, no vet cache); the corpus
 #               has no lease package, so this is the package listing alone
@@ -62,6 +66,9 @@ mkdir -p "$out/bin"
 
 # 1. The tools.
 (cd "$root" && go build -o "$out/bin/leaseguard" ./cmd/leaseguard && go build -o "$out/bin/noopvet" ./bench/noopvet)
+case " ${LEASEGUARD_BENCH_CONTENDERS:-} " in
+*" lg-static "*) (cd "$root" && go build -ldflags=-extldflags=-static -o "$out/bin/leaseguard-static" ./cmd/leaseguard) ;;
+esac
 contenders=${LEASEGUARD_BENCH_CONTENDERS:-noop leaseguard lg-gogc100 vet standalone standalone-lease precommit-lease precommit-other golist golangci golangci-lg golangci-lg-lease}
 lease=${LEASEGUARD_BENCH_LEASE:-github.com/prometheus/prometheus/tsdb}
 leasefile=${LEASEGUARD_BENCH_LEASE_FILE:-tsdb/head.go}
@@ -171,6 +178,7 @@ run() {
 	noop) t=$(salted "$out/bin/noopvet"); measure noop go vet -vettool="$t" ./...; rm -f "$t" ;;
 	leaseguard) t=$(salted "$out/bin/leaseguard"); measure leaseguard go vet -vettool="$t" ./...; rm -f "$t" ;;
 	lg-gogc100) t=$(salted "$out/bin/leaseguard"); measure lg-gogc100 env GOGC=100 go vet -vettool="$t" ./...; rm -f "$t" ;;
+	lg-static) t=$(salted "$out/bin/leaseguard-static"); measure lg-static go vet -vettool="$t" ./...; rm -f "$t" ;;
 	vet) t=$(salted "$(go env GOTOOLDIR)/vet"); measure vet go vet -vettool="$t" ./...; rm -f "$t" ;;
 	standalone) measure standalone "$out/bin/leaseguard" ./... ;;
 	standalone-lease) t=$(salted "$out/bin/leaseguard"); measure standalone-lease "$t" -lease.packages="$lease" ./...; rm -f "$t" ;;
