@@ -36,7 +36,7 @@ import (
 // leaseRoots returns the import paths among the packages that patterns
 // match that must be analysed (see above), in the listing's order. The
 // listing is go list -find: names and files, without resolving imports,
-// which costs a third of a plain go list on a large module. ok is false
+// which costs less than half of a plain go list on a large module. ok is false
 // when the listing failed, matched nothing, or a package in it has an error
 // (a file it cannot read): the patterns are then analysed as given, so
 // that the error is reported as it always was. A missing import is found
