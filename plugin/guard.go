@@ -105,7 +105,7 @@ func (g *guard) run(pass *analysis.Pass) (any, error) {
 	if !g.lease.Match(path) && !g.lease.Match(tested) && !mentioned(names) {
 		return nil, nil
 	}
-	r := g.graph(runKey{dir: filepath.Dir(names[0]), path: tested})
+	r := g.graph(runKey{dir: packageDir(names), path: tested})
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -115,6 +115,18 @@ func (g *guard) run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// packageDir returns the directory of the package whose files are names:
+// that of a file named *.go (cgo's output, among a package's compiled
+// files, lies in the build cache without that suffix).
+func packageDir(names []string) string {
+	for _, name := range names {
+		if strings.HasSuffix(name, ".go") {
+			return filepath.Dir(name)
+		}
+	}
+	return filepath.Dir(names[0])
 }
 
 // mentioned reports whether any of the files has a comment that starts
