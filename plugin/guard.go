@@ -83,7 +83,7 @@ checks directives) on each package that can have a finding: a lease
 package by -lease.packages or //leaseguard:lease, or a package with a
 comment that starts with leaseguard. Such a package is loaded again with
 its imports, for the rules' facts; other packages cost nothing.`,
-		URL: "https://github.com/leaseguard/leaseguard#golangci-lint",
+		URL: "https://github.com/leaseguard/leaseguard/blob/main/docs/integrations.md#golangci-lint",
 		Run: g.run,
 	}
 	return g

@@ -84,7 +84,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 	a := &analysis.Analyzer{
 		Name:      Name,
 		Doc:       doc,
-		URL:       "https://github.com/leaseguard/leaseguard#clock",
+		URL:       "https://github.com/leaseguard/leaseguard/blob/main/docs/rules/clock.md",
 		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL), new(SQLInterface)},
 	}

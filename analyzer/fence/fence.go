@@ -61,7 +61,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 	a := &analysis.Analyzer{
 		Name:      Name,
 		Doc:       doc,
-		URL:       "https://github.com/leaseguard/leaseguard#fence",
+		URL:       "https://github.com/leaseguard/leaseguard/blob/main/docs/rules/fence.md",
 		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
 		FactTypes: []analysis.Fact{new(Renews)},
 	}

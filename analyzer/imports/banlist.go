@@ -36,7 +36,8 @@ type ban struct {
 }
 
 // curated is the default ban list, matched by path prefix with major-version
-// suffixes ignored. README.md documents each entry; keep the two in step.
+// suffixes ignored. docs/rules/imports.md documents each entry
+// (TestBanListDocumented keeps the two in step).
 var curated = []ban{
 	{"net/http", httpClient, true},
 	{"golang.org/x/net/http2", httpClient, true},

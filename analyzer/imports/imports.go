@@ -96,7 +96,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 	a := &analysis.Analyzer{
 		Name:      Name,
 		Doc:       doc,
-		URL:       "https://github.com/leaseguard/leaseguard#imports",
+		URL:       "https://github.com/leaseguard/leaseguard/blob/main/docs/rules/imports.md",
 		Requires:  []*analysis.Analyzer{leaseAnalyzer},
 		FactTypes: []analysis.Fact{new(Reach)},
 	}

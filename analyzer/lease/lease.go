@@ -65,7 +65,7 @@ lease directive after the package clause and near misses of the directive
 it), which would leave a package unchecked in silence; and, in a lease
 package, //leaseguard:allow directives that are malformed, name an unknown
 rule or give no reason.`,
-		URL:        "https://github.com/leaseguard/leaseguard#lease-packages-and-directives",
+		URL:        "https://github.com/leaseguard/leaseguard/blob/main/README.md#lease-packages-and-directives",
 		FactTypes:  []analysis.Fact{new(IsLease)},
 		ResultType: reflect.TypeFor[*Result](),
 	}

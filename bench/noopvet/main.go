@@ -11,7 +11,7 @@ import (
 var noop = &analysis.Analyzer{
 	Name: "noop",
 	Doc:  "do nothing\n\nThe floor of a vet tool's cost: the driver and type checking alone.",
-	URL:  "https://github.com/leaseguard/leaseguard#performance",
+	URL:  "https://github.com/leaseguard/leaseguard/blob/main/docs/performance.md#the-analyzer",
 	Run:  func(*analysis.Pass) (any, error) { return nil, nil },
 }
 

@@ -370,7 +370,7 @@ func TestSARIF(t *testing.T) {
 	run := log.Runs[0]
 	rules := map[string]bool{}
 	for _, rule := range run.Tool.Driver.Rules {
-		if rule.ShortDescription.Text == "" || !strings.HasPrefix(rule.HelpURI, "https://github.com/leaseguard/leaseguard#") {
+		if rule.ShortDescription.Text == "" || !strings.HasPrefix(rule.HelpURI, "https://github.com/leaseguard/leaseguard/blob/main/") {
 			t.Errorf("rule %+v lacks a description or help URL", rule)
 		}
 		rules[rule.ID] = true

@@ -79,7 +79,7 @@ var Analyzer = &analysis.Analyzer{
 
 The result builds what buildssa builds, on demand, once per package, or
 only the functions a rule asks for.`,
-	URL:        "https://github.com/leaseguard/leaseguard#performance",
+	URL:        "https://github.com/leaseguard/leaseguard/blob/main/docs/performance.md#the-analyzer",
 	Requires:   []*analysis.Analyzer{noreturn.Analyzer},
 	ResultType: reflect.TypeFor[*SSA](),
 	Run: func(pass *analysis.Pass) (any, error) {

@@ -48,7 +48,7 @@ var Analyzer = &analysis.Analyzer{
 A function never returns when no path through its body reaches its end or a
 return statement, as its control-flow graph (go/cfg) tells, calls to other
 functions that never return included.`,
-	URL:        "https://github.com/leaseguard/leaseguard#performance",
+	URL:        "https://github.com/leaseguard/leaseguard/blob/main/docs/performance.md#the-analyzer",
 	FactTypes:  []analysis.Fact{new(Fact)},
 	ResultType: reflect.TypeFor[Result](),
 	Run:        run,

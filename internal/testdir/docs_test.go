@@ -1,0 +1,76 @@
+package testdir_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leaseguard/leaseguard/internal/testdir"
+)
+
+// TestDocLinks checks that every link from the repository's Markdown
+// files into the repository names a file that exists and, with an anchor,
+// a heading of it.
+func TestDocLinks(t *testing.T) {
+	repo := testdir.Repo()
+	files := []string{"README.md", "CONTRIBUTING.md", "bench/field/README.md"}
+	err := filepath.WalkDir(filepath.Join(repo, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(repo, path)
+			files = append(files, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range files {
+		path := filepath.Join(repo, f)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, link := range testdir.Links(string(src)) {
+			checked++
+			if err := testdir.CheckLink(path, link); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked %d links in %d files; the README alone has more", checked, len(files))
+	}
+}
+
+func TestCheckLink(t *testing.T) {
+	readme := filepath.Join(testdir.Repo(), "README.md")
+	for _, link := range []string{"#running-it", "docs/rules/fence.md", "CONTRIBUTING.md#a-database-for-the-tests"} {
+		if err := testdir.CheckLink(readme, link); err != nil {
+			t.Errorf("CheckLink(README.md, %q): %v", link, err)
+		}
+	}
+	for _, link := range []string{"#no-such-heading", "docs/rules/nosuch.md", "go.mod#module"} {
+		if err := testdir.CheckLink(readme, link); err == nil {
+			t.Errorf("CheckLink(README.md, %q) = nil, want an error", link)
+		}
+	}
+	if err := testdir.CheckURL("https://example.com/README.md"); err == nil {
+		t.Error("CheckURL accepted a link outside the repository")
+	}
+}
+
+func TestAnchor(t *testing.T) {
+	for heading, want := range map[string]string{
+		"Lease packages and directives":                 "lease-packages-and-directives",
+		"Why the row lock, and why `clock_timestamp()`": "why-the-row-lock-and-why-clock_timestamp",
+		"The `fence` rule":                              "the-fence-rule",
+		"pre-commit and lefthook":                       "pre-commit-and-lefthook",
+	} {
+		if got := testdir.Anchor(heading); got != want {
+			t.Errorf("Anchor(%q) = %q, want %q", heading, got, want)
+		}
+	}
+}
