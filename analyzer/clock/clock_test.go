@@ -4,39 +4,28 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/go/analysis/analysistest"
-
 	"github.com/leaseguard/leaseguard/analyzer/clock"
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 	"github.com/leaseguard/leaseguard/internal/ruletest"
-	"github.com/leaseguard/leaseguard/internal/testdir"
 )
 
 func TestClock(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		edit func(*config.Config)
-		pkgs []string
-	}{
-		{"flows into SQL", nil, []string{"clock/flows"}},
-		{"generated files and cgo", nil, []string{"clock/generated"}},
-		{"reads that decide nothing", nil, []string{"clock/negative"}},
-		{"stamps and times that decide", nil, []string{"clock/stamps"}},
-		{"literals that store into captured variables", nil, []string{"clock/captured"}},
-		{"a query builder's statements", nil, []string{"clock/builder"}},
-		{"not a lease package", nil, []string{"clock/notlease"}},
-		{"facts of helpers in other packages", nil, []string{"example.com/clockutil", "example.com/sqlutil"}},
-		{"facts carried between a package's functions", nil, []string{"example.com/clockspread", "example.com/clockinit"}},
-		{"flows it knowingly misses", nil, []string{"clock/limitations"}},
-		{"interfaces that execute SQL", func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, []string{"example.com/repo", "clock/repository"}},
-		{"function literals passed to a call", func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, []string{"clock/literals"}},
-		{"a clock named by setting", func(c *config.Config) { c.Clock.Funcs = config.Patterns{"clock/extra.Ticks"} }, []string{"clock/extra"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, clock.Name, tc.edit), tc.pkgs...)
-		})
-	}
+	ruletest.Run(t, clock.Name, []ruletest.Case{
+		{Name: "flows into SQL", Pkgs: []string{"clock/flows"}},
+		{Name: "generated files and cgo", Pkgs: []string{"clock/generated"}},
+		{Name: "reads that decide nothing", Pkgs: []string{"clock/negative"}},
+		{Name: "stamps and times that decide", Pkgs: []string{"clock/stamps"}},
+		{Name: "literals that store into captured variables", Pkgs: []string{"clock/captured"}},
+		{Name: "a query builder's statements", Pkgs: []string{"clock/builder"}},
+		{Name: "not a lease package", Pkgs: []string{"clock/notlease"}},
+		{Name: "facts of helpers in other packages", Pkgs: []string{"example.com/clockutil", "example.com/sqlutil"}},
+		{Name: "facts carried between a package's functions", Pkgs: []string{"example.com/clockspread", "example.com/clockinit"}},
+		{Name: "flows it knowingly misses", Pkgs: []string{"clock/limitations"}},
+		{Name: "interfaces that execute SQL", Edit: func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, Pkgs: []string{"example.com/repo", "clock/repository"}},
+		{Name: "function literals passed to a call", Edit: func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, Pkgs: []string{"clock/literals"}},
+		{Name: "a clock named by setting", Edit: func(c *config.Config) { c.Clock.Funcs = config.Patterns{"clock/extra.Ticks"} }, Pkgs: []string{"clock/extra"}},
+	})
 }
 
 func TestSQLInterfacesSetting(t *testing.T) {

@@ -13,43 +13,35 @@ import (
 )
 
 func TestFence(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		edit func(*config.Config)
-		pkgs []string
-	}{
-		{"writes without a complete fence", nil, []string{"fence/writes"}},
-		{"correct fences in several shapes", nil, []string{"fence/fenced"}},
-		{"FOR KEY SHARE where a schema makes the epoch a key", nil, []string{"fence/keyshare", "fence/keyindex", "fence/keypartial"}},
-		{"statements on the lease table", nil, []string{"fence/lease"}},
-		{"rows affected of fenced writes", nil, []string{"fence/rows"}},
-		{"SQL built from parts", nil, []string{"fence/text"}},
-		{"only the tables named by setting", func(c *config.Config) { c.Fence.Tables = config.Names{"orders", "billing.invoices"} }, []string{"fence/tables"}},
-		{"lease table and columns named by setting", func(c *config.Config) {
+	ruletest.Run(t, fence.Name, []ruletest.Case{
+		{Name: "writes without a complete fence", Pkgs: []string{"fence/writes"}},
+		{Name: "correct fences in several shapes", Pkgs: []string{"fence/fenced"}},
+		{Name: "FOR KEY SHARE where a schema makes the epoch a key", Pkgs: []string{"fence/keyshare", "fence/keyindex", "fence/keypartial"}},
+		{Name: "statements on the lease table", Pkgs: []string{"fence/lease"}},
+		{Name: "rows affected of fenced writes", Pkgs: []string{"fence/rows"}},
+		{Name: "SQL built from parts", Pkgs: []string{"fence/text"}},
+		{Name: "only the tables named by setting", Edit: func(c *config.Config) { c.Fence.Tables = config.Names{"orders", "billing.invoices"} }, Pkgs: []string{"fence/tables"}},
+		{Name: "lease table and columns named by setting", Edit: func(c *config.Config) {
 			c.Fence = config.Fence{Table: config.Names{"leadership"}, HolderColumn: "owner", EpochColumn: "term", ExpiryColumn: "valid_until"}
-		}, []string{"fence/columns"}},
-		{"two lease tables of one shape named by setting", func(c *config.Config) {
+		}, Pkgs: []string{"fence/columns"}},
+		{Name: "two lease tables of one shape named by setting", Edit: func(c *config.Config) {
 			c.Fence = config.Fence{Table: config.Names{"instances", "activities"}, HolderColumn: "worker", ExpiryColumn: "locked_until"}
-		}, []string{"fence/twotables"}},
-		{"not a lease package", nil, []string{"fence/notlease"}},
-		{"the lease table found from the renewal", nil, []string{"fence/discover"}},
-		{"cases it knowingly misses", nil, []string{"fence/limitations"}},
-		{"the fences that leasepkg runs on PostgreSQL", nil, []string{"fence/proof"}},
-		{"lease tables named at run time, found by shape", nil, []string{"fence/runtime"}},
-		{"guarded tables from evidence", nil, []string{"fence/evidence"}},
-		{"a job queue's rows as leases", nil, []string{"fence/jobs"}},
-		{"a fence taken once for the transaction", nil, []string{"fence/txfence"}},
-		{"sqlc-generated files", nil, []string{"fence/sqlc"}},
-		{"another database's SQL", nil, []string{"fence/dialect"}},
-		{"quoted names", func(c *config.Config) { c.Fence.Table = config.Names{`"Lease"`} }, []string{"fence/quoted"}},
-		{"many texts through a helper, and a text too deep to parse", nil, []string{"fence/manytexts"}},
-		{"renewals whose failure is only logged", nil, []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
-		{"a query builder's statements, the lease table named by its Go field", func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, []string{"fence/builder"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, tc.edit), tc.pkgs...)
-		})
-	}
+		}, Pkgs: []string{"fence/twotables"}},
+		{Name: "not a lease package", Pkgs: []string{"fence/notlease"}},
+		{Name: "the lease table found from the renewal", Pkgs: []string{"fence/discover"}},
+		{Name: "cases it knowingly misses", Pkgs: []string{"fence/limitations"}},
+		{Name: "the fences that leasepkg runs on PostgreSQL", Pkgs: []string{"fence/proof"}},
+		{Name: "lease tables named at run time, found by shape", Pkgs: []string{"fence/runtime"}},
+		{Name: "guarded tables from evidence", Pkgs: []string{"fence/evidence"}},
+		{Name: "a job queue's rows as leases", Pkgs: []string{"fence/jobs"}},
+		{Name: "a fence taken once for the transaction", Pkgs: []string{"fence/txfence"}},
+		{Name: "sqlc-generated files", Pkgs: []string{"fence/sqlc"}},
+		{Name: "another database's SQL", Pkgs: []string{"fence/dialect"}},
+		{Name: "quoted names", Edit: func(c *config.Config) { c.Fence.Table = config.Names{`"Lease"`} }, Pkgs: []string{"fence/quoted"}},
+		{Name: "many texts through a helper, and a text too deep to parse", Pkgs: []string{"fence/manytexts"}},
+		{Name: "renewals whose failure is only logged", Pkgs: []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
+		{Name: "a query builder's statements, the lease table named by its Go field", Edit: func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, Pkgs: []string{"fence/builder"}},
+	})
 }
 
 func TestFixes(t *testing.T) {
