@@ -31,7 +31,7 @@ import (
 // category and //leaseguard:allow name.
 const Name = "fence"
 
-const doc = `check that writes in a lease package carry a locked fence on the database clock
+const doc = `check that a lease package's writes carry a locked database-clock fence
 
 The guard works only where the database rejects a stale write. The rule
 reads the SQL that a lease package sends with PostgreSQL's own parser. A
