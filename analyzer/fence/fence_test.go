@@ -3,7 +3,6 @@ package fence_test
 import (
 	"testing"
 
-	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
@@ -46,11 +45,4 @@ func TestFence(t *testing.T) {
 
 func TestFixes(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, nil), "fence/lock", "fence/keyshare")
-}
-
-func TestValidate(t *testing.T) {
-	t.Parallel()
-	if err := analysis.Validate([]*analysis.Analyzer{ruletest.Analyzer(t, fence.Name, nil)}); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -3,9 +3,6 @@ package imports_test
 import (
 	"testing"
 
-	"golang.org/x/tools/go/analysis"
-
-	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/imports"
 	"github.com/leaseguard/leaseguard/internal/ruletest"
@@ -30,10 +27,4 @@ func TestImports(t *testing.T) {
 		{Name: "a package selected by pattern", Edit: func(c *config.Config) { c.Lease.Packages = config.Patterns{"imports/pat..."} }, Pkgs: []string{"imports/patterned"}},
 		{Name: "packages that are not lease packages", Pkgs: []string{"notlease", "release"}},
 	})
-}
-
-func TestValidate(t *testing.T) {
-	if err := analysis.Validate(analyzer.New(config.Default())); err != nil {
-		t.Fatal(err)
-	}
 }
