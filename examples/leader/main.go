@@ -21,7 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/leaseguard/leaseguard/internal/pgtest"
+	"github.com/leaseguard/leaseguard/internal/pgcluster"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -33,7 +33,7 @@ func main() {
 }
 
 func run(ctx context.Context) (err error) {
-	dsn, stop, err := pgtest.DSN(leasepkg.EnvDSN)
+	dsn, stop, err := pgcluster.DSN(leasepkg.EnvDSN)
 	if err != nil {
 		return err
 	}

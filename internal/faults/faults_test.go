@@ -22,7 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/leaseguard/leaseguard/internal/faults"
-	"github.com/leaseguard/leaseguard/internal/pgtest"
+	"github.com/leaseguard/leaseguard/internal/pgcluster"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -132,9 +132,9 @@ func buildWorkers(t *testing.T) map[string]string {
 
 // startCluster starts a PostgreSQL cluster of the suite's own, which it
 // may restart.
-func startCluster(t *testing.T, settings ...string) *pgtest.Server {
+func startCluster(t *testing.T, settings ...string) *pgcluster.Server {
 	t.Helper()
-	srv, err := pgtest.Start(pgtest.Options{Settings: settings})
+	srv, err := pgcluster.Start(pgcluster.Options{Settings: settings})
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no PostgreSQL cluster for the fault suite, and CI is set: %v", err)
@@ -209,7 +209,7 @@ type worker struct {
 type run struct {
 	t     *testing.T
 	spec  runSpec
-	srv   *pgtest.Server
+	srv   *pgcluster.Server
 	bin   string
 	dbURL string
 	pool  *pgxpool.Pool
@@ -223,7 +223,7 @@ type run struct {
 	gone         []*worker
 }
 
-func runFaults(t *testing.T, srv *pgtest.Server, bins map[string]string, spec runSpec) *report {
+func runFaults(t *testing.T, srv *pgcluster.Server, bins map[string]string, spec runSpec) *report {
 	t.Helper()
 	ctx := context.Background()
 	r := &run{t: t, spec: spec, srv: srv, bin: bins[""], dbURL: srv.URL("postgres"),
@@ -539,7 +539,7 @@ func TestPromotion(t *testing.T) {
 				settings = []string{"synchronous_standby_names = '*'", "synchronous_commit = on"}
 			}
 			primary := startCluster(t, settings...)
-			standby, err := primary.StartStandby(pgtest.Options{})
+			standby, err := primary.StartStandby(pgcluster.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -574,7 +574,7 @@ func (r *promotionReport) String() string {
 		r.report, r.killedAt, r.afterPromotion, r.firstCommit.Round(time.Millisecond), r.twice)
 }
 
-func runPromotion(t *testing.T, primary, standby *pgtest.Server, bins map[string]string, spec runSpec) *promotionReport {
+func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[string]string, spec runSpec) *promotionReport {
 	t.Helper()
 	ctx := context.Background()
 	r := &run{t: t, spec: spec, srv: primary, bin: bins[""], dbURL: primary.URL("postgres"),
