@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -48,12 +49,24 @@ func Prepare(ctx context.Context, pool *pgxpool.Pool) error {
 	return err
 }
 
+// Kind is what became of one write, as a worker reports it: the first word
+// of its line.
+type Kind string
+
+// The kinds of outcome.
+const (
+	Acked    Kind = "ack" // the write committed
+	Rejected Kind = "rej" // the fence refused it (leasepkg.ErrStaleFence)
+	Unknown  Kind = "unk" // the commit was not confirmed (leasepkg.ErrOutcomeUnknown)
+	Failed   Kind = "err" // it failed before it was sent, or with another error
+)
+
 // Outcome is what a worker said of one write.
 type Outcome struct {
 	Key    string
 	Holder string
 	Epoch  int64
-	Kind   string // ack, rej, unk or err
+	Kind   Kind
 }
 
 // Violations are what the checker found against the lease's promises.
@@ -101,25 +114,9 @@ type Tally struct {
 func Check(ctx context.Context, pool *pgxpool.Pool, outcomes []Outcome) (Violations, Tally, error) {
 	var v Violations
 	var t Tally
-	q := func(sql string, args ...any) ([]string, error) {
-		rows, err := pool.Query(ctx, sql, args...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, rows.Err()
-	}
 	var err error
 	// 1. No order with epoch N commits after the acquisition of N+1.
-	v.StaleOrders, err = q(`
+	v.StaleOrders, err = collect(ctx, pool, pgx.RowTo[string], `
 SELECT o.order_key FROM orders o
   JOIN lease_history h ON h.name = o.lease_name AND h.epoch = o.epoch + 1 AND h.old_epoch IS DISTINCT FROM h.epoch
  WHERE pg_xact_commit_timestamp(o.xmin) > pg_xact_commit_timestamp(h.xmin)
@@ -142,23 +139,15 @@ SELECT count(*) FROM lease_history
 		return v, t, fmt.Errorf("overlaps: %w", err)
 	}
 	// 4. No epoch was granted to two holders.
-	rows, err := pool.Query(ctx, `SELECT epoch FROM lease_history GROUP BY name, epoch HAVING count(DISTINCT holder) > 1 ORDER BY epoch`)
+	v.SharedEpochs, err = collect(ctx, pool, pgx.RowTo[int64],
+		`SELECT epoch FROM lease_history GROUP BY name, epoch HAVING count(DISTINCT holder) > 1 ORDER BY epoch`)
 	if err != nil {
 		return v, t, err
 	}
-	for rows.Next() {
-		var e int64
-		if err := rows.Scan(&e); err != nil {
-			rows.Close()
-			return v, t, err
-		}
-		v.SharedEpochs = append(v.SharedEpochs, e)
-	}
-	rows.Close()
 
 	// 5. Every acknowledged write is present; unknown outcomes are counted
 	// apart, found or absent.
-	present, err := q(`SELECT order_key FROM orders`)
+	present, err := collect(ctx, pool, pgx.RowTo[string], `SELECT order_key FROM orders`)
 	if err != nil {
 		return v, t, err
 	}
@@ -171,57 +160,63 @@ SELECT count(*) FROM lease_history
 	for _, o := range outcomes {
 		t.Attempted++
 		switch o.Kind {
-		case "ack":
+		case Acked:
 			t.Committed++
 			if !has(o.Key) {
 				v.Lost = append(v.Lost, o.Key)
 			}
-		case "rej":
+		case Rejected:
 			t.Rejected++
 			if has(o.Key) {
 				v.Phantoms = append(v.Phantoms, o.Key)
 			}
-			if selfRejectable[epochOf{o.Holder, o.Epoch}] {
+			if selfRejectable[epochOf{Holder: o.Holder, Epoch: o.Epoch}] {
 				t.SelfRejected++
 			}
-		case "unk":
+		case Unknown:
 			if has(o.Key) {
 				t.UnknownFound++
 			} else {
 				t.UnknownAbsent++
 			}
-		default:
+		default: // Failed
 			t.Errors++
 		}
 	}
 	return v, t, nil
 }
 
+// collect runs a query and scans each of its rows with fn.
+func collect[T any](ctx context.Context, pool *pgxpool.Pool, fn pgx.RowToFunc[T], sql string) ([]T, error) {
+	rows, err := pool.Query(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, fn)
+}
+
+// epochOf is an epoch as one holder held it; its fields are matched to
+// the columns of renewedEpochs' query by name.
 type epochOf struct {
-	holder string
-	epoch  int64
+	Holder string
+	Epoch  int64
 }
 
 // renewedEpochs returns the (holder, epoch) pairs whose next epoch the same
 // holder took by renewing, while its lease was unexpired: a write under
 // such an epoch that is refused is refused by its own holder's lease.
 func renewedEpochs(ctx context.Context, pool *pgxpool.Pool) (map[epochOf]bool, error) {
-	rows, err := pool.Query(ctx, `
-SELECT holder, old_epoch FROM lease_history
+	renewed, err := collect(ctx, pool, pgx.RowToStructByName[epochOf], `
+SELECT holder, old_epoch AS epoch FROM lease_history
  WHERE old_epoch IS NOT NULL AND epoch > old_epoch AND old_holder = holder AND old_expires_at > at`)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	m := make(map[epochOf]bool)
-	for rows.Next() {
-		var k epochOf
-		if err := rows.Scan(&k.holder, &k.epoch); err != nil {
-			return nil, err
-		}
+	m := make(map[epochOf]bool, len(renewed))
+	for _, k := range renewed {
 		m[k] = true
 	}
-	return m, rows.Err()
+	return m, nil
 }
 
 // Failover measures, for a fault that stopped the holder of epoch at the
@@ -244,8 +239,9 @@ func ParseLine(holder, line string) (o Outcome, ok bool) {
 	if len(f) < 3 {
 		return o, false
 	}
-	switch f[0] {
-	case "ack", "rej", "unk", "err":
+	kind := Kind(f[0])
+	switch kind {
+	case Acked, Rejected, Unknown, Failed:
 	default:
 		return o, false
 	}
@@ -253,5 +249,5 @@ func ParseLine(holder, line string) (o Outcome, ok bool) {
 	if _, err := fmt.Sscan(f[2], &epoch); err != nil {
 		return o, false
 	}
-	return Outcome{Key: f[1], Holder: holder, Epoch: epoch, Kind: f[0]}, true
+	return Outcome{Key: f[1], Holder: holder, Epoch: epoch, Kind: kind}, true
 }

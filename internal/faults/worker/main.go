@@ -11,6 +11,9 @@
 //	unk KEY EPOCH          its outcome is unknown (the commit was not confirmed)
 //	err KEY EPOCH REASON   it failed before it was sent, or with another error
 //
+// The first words of the outcome lines (ack, rej, unk, err) are the
+// [faults.Kind] constants that the suite's checker reads them by.
+//
 // Lines are written unbuffered, so that a SIGKILL loses none that were
 // printed. Built with -tags leaseguard_weaken, -weaken removes part of the
 // fence, for the suite's negative control.
@@ -31,6 +34,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/internal/faults"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -139,13 +143,13 @@ func (w *writer) write(ctx context.Context, l leasepkg.Lease) {
 	}
 	switch {
 	case err == nil:
-		say("ack %s %d", o.Key, l.Epoch)
+		say("%s %s %d", faults.Acked, o.Key, l.Epoch)
 	case errors.Is(err, leasepkg.ErrStaleFence):
-		say("rej %s %d", o.Key, l.Epoch)
+		say("%s %s %d", faults.Rejected, o.Key, l.Epoch)
 	case errors.Is(err, leasepkg.ErrOutcomeUnknown):
-		say("unk %s %d", o.Key, l.Epoch)
+		say("%s %s %d", faults.Unknown, o.Key, l.Epoch)
 	default:
-		say("err %s %d %s", o.Key, l.Epoch, oneLine(err))
+		say("%s %s %d %s", faults.Failed, o.Key, l.Epoch, oneLine(err))
 	}
 }
 
