@@ -15,11 +15,6 @@ func WithoutRowLock(m *Manager) {
 	}
 }
 
-// WithAppendSQL makes m send sql for AppendOrder and AppendOrderTx, with
-// the same parameters as its own fenced statement: to run another fence
-// against the database.
-func WithAppendSQL(m *Manager, sql string) { m.appendSQL = sql }
-
 // OutcomeError is outcomeError, for tests of errors the server cannot be
 // made to send.
 var OutcomeError = outcomeError

@@ -179,7 +179,14 @@ func TestFenceRowLockClosesRace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := raceTakeover(t, nil, tc.weaken, tc.weaken == nil); got != tc.wantStale {
+			var write fencedWrite
+			if tc.weaken != nil {
+				write = func(ctx context.Context, tx pgx.Tx, m *leasepkg.Manager, l leasepkg.Lease) error {
+					tc.weaken(m)
+					return m.AppendOrderTx(ctx, tx, l, order(1))
+				}
+			}
+			if got := raceTakeover(t, nil, write, tc.weaken == nil); got != tc.wantStale {
 				t.Fatalf("%d orders committed after the takeover of their epoch, want %d", got, tc.wantStale)
 			}
 		})
@@ -300,15 +307,21 @@ func TestEpochPolicy(t *testing.T) {
 	}
 }
 
+// A fencedWrite makes the holder's fenced write of order(1) under l in tx;
+// m is the holder's Manager. It returns an error if the fence refused the
+// write.
+type fencedWrite func(ctx context.Context, tx pgx.Tx, m *leasepkg.Manager, l leasepkg.Lease) error
+
 // raceTakeover forces the READ COMMITTED interleaving that a fence's row
 // lock exists to close: the holder's fenced write passes its fence and stays
 // open while the lease expires (with time, by the database's clock) and
 // another holder takes over; then the write commits. prep, if not nil,
-// changes the migrated database first (to drift its schema); edit, if not
-// nil, changes the holder's Manager (to weaken its fence). locked says
-// whether the takeover is expected to wait for the write. It returns how
-// many orders committed after the takeover of their epoch.
-func raceTakeover(t *testing.T, prep func(*db), edit func(*leasepkg.Manager), locked bool) int {
+// changes the migrated database first (to drift its schema); write, if not
+// nil, makes the holder's write in place of Manager.AppendOrderTx (through
+// a weakened fence, or another statement). locked says whether the takeover
+// is expected to wait for the write. It returns how many orders committed
+// after the takeover of their epoch.
+func raceTakeover(t *testing.T, prep func(*db), write fencedWrite, locked bool) int {
 	t.Helper()
 	ctx := context.Background()
 	d := newDB(t)
@@ -323,8 +336,10 @@ func raceTakeover(t *testing.T, prep func(*db), edit func(*leasepkg.Manager), lo
 	a := d.manager("a", func(c *leasepkg.Config) {
 		c.TTL, c.RenewInterval, c.IdleInTxTimeout = 2*time.Second, 500*time.Millisecond, 1999*time.Millisecond
 	})
-	if edit != nil {
-		edit(a)
+	if write == nil {
+		write = func(ctx context.Context, tx pgx.Tx, m *leasepkg.Manager, l leasepkg.Lease) error {
+			return m.AppendOrderTx(ctx, tx, l, order(1))
+		}
 	}
 	b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
 	la := d.acquire(a)
@@ -336,7 +351,7 @@ func raceTakeover(t *testing.T, prep func(*db), edit func(*leasepkg.Manager), lo
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	if err := a.AppendOrderTx(ctx, tx, la, order(1)); err != nil {
+	if err := write(ctx, tx, a, la); err != nil {
 		t.Fatal(err)
 	}
 
