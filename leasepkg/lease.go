@@ -38,8 +38,8 @@ type Manager struct {
 	closed atomic.Bool
 
 	// The fenced statements, and the statement that prepares the caller's
-	// transaction for a fence. Tests replace them with weakened copies to
-	// show that the checks fail without the fence.
+	// transaction for a fence: set by New, and weakened only by Weaken
+	// (weaken.go, in builds with the leaseguard_weaken tag).
 	appendSQL, appendBatchSQL, sessionSQL string
 }
 

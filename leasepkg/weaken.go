@@ -10,10 +10,18 @@ import (
 // Weaken removes one part of m's fence: "lock" its row lock (reopening the
 // READ COMMITTED race), "epoch" its epoch test, "idle" the idle timeout that
 // AppendOrderTx sets for the caller's transaction (so that a frozen holder's
-// transaction outlives its lease). It serves the fault suite's controls,
-// which must show its checker catching the stale writes that follow (or,
-// with the takeover's own lock intact, none), and exists only in builds
-// with the leaseguard_weaken tag.
+// transaction outlives its lease). Call it before m's first write.
+//
+// It serves the controls that must show a broken lease caught: the fault
+// suite's worker (internal/faults/worker), whose stale writes the suite's
+// checker must find (or, with the takeover's own lock intact, none), and
+// leasepkg's own tests, whose race test must fail without the row lock. It
+// is the package's only way to weaken a Manager, and it exists only in
+// builds with the leaseguard_weaken tag, which no normal build sets
+// (scripts/test.sh sets it for the tests, the fault suite for its weakened
+// worker; without it those tests skip their negative controls). In other
+// builds a Manager's statements are the constants that New assigns and
+// nothing else writes them, which is what leaseguard checks.
 func Weaken(m *Manager, part string) error {
 	var old, weak string
 	stmts := []*string{&m.appendSQL, &m.appendBatchSQL}
