@@ -310,12 +310,7 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	// 1. What the result derives from.
 	var result labelled
 	callee := common.StaticCallee()
-	var obj *types.Func
-	if callee != nil {
-		obj, _ = callee.Object().(*types.Func)
-	} else if common.IsInvoke() {
-		obj = common.Method
-	}
+	obj := sqlcall.Callee(common)
 	via, inner := f.c.returnsClock(callee, obj)
 	switch desc, read := f.c.clockRead(obj); {
 	case inner != nil && !returnsTime(common.Signature()):
@@ -378,7 +373,7 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	// rows, an error) is the database's answer, not its arguments' origin:
 	// a clock in the arguments is reported there, and does not decide what
 	// the result decides.
-	if m := sqlcall.Callee(common); m != nil {
+	if m := sqlcall.Executes(common); m != nil {
 		result = sqlResult(result, via)
 		f.runsSQL(instr, m.Name())
 		sqlIndex := sqlcall.SQLParam(m.Signature())

@@ -303,7 +303,7 @@ func (c *checker) firstInTx(s *site) bool {
 	for _, b := range s.call.Parent().Blocks {
 		for _, instr := range b.Instrs {
 			other, ok := instr.(ssa.CallInstruction)
-			if !ok || other == s.call || sqlcall.Callee(other.Common()) == nil || sqlcall.Receiver(other.Common()) != recv {
+			if !ok || other == s.call || sqlcall.Executes(other.Common()) == nil || sqlcall.Receiver(other.Common()) != recv {
 				continue
 			}
 			if precedes(other, s.call) {

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // Renews is the fact that a function renews its holder's lease and returns
@@ -54,7 +56,7 @@ func (c *checker) renewers(funcs []*ssa.Function, sites []*site) map[*types.Func
 					if !ok {
 						continue
 					}
-					if obj := calleeObject(call.Common()); obj != nil && c.renewer(obj, out) && returned(failure(call, obj)) {
+					if obj := sqlcall.Callee(call.Common()); obj != nil && c.renewer(obj, out) && returned(failure(call, obj)) {
 						grew = mark(fn) || grew
 					}
 				}
@@ -115,7 +117,7 @@ func (c *checker) checkRenewalFailures(funcs []*ssa.Function, local map[*types.F
 				if !ok || c.skipped(call.Pos()) {
 					continue
 				}
-				obj := calleeObject(call.Common())
+				obj := sqlcall.Callee(call.Common())
 				if obj == nil || !c.renewer(obj, local) {
 					continue
 				}
@@ -180,17 +182,6 @@ func returned(v ssa.Value) bool {
 		}
 	}
 	return false
-}
-
-func calleeObject(common *ssa.CallCommon) *types.Func {
-	if common.IsInvoke() {
-		return common.Method
-	}
-	if fn := common.StaticCallee(); fn != nil {
-		obj, _ := fn.Object().(*types.Func)
-		return obj
-	}
-	return nil
 }
 
 func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func) {
@@ -317,12 +308,7 @@ func onlyPrinted(v ssa.Value) bool {
 // method of a logging package, a method of a type named like a logger, or
 // a function whose last parameter is ...any.
 func printing(common *ssa.CallCommon) bool {
-	var obj *types.Func
-	if common.IsInvoke() {
-		obj = common.Method
-	} else if fn := common.StaticCallee(); fn != nil {
-		obj, _ = fn.Object().(*types.Func)
-	}
+	obj := sqlcall.Callee(common)
 	if obj == nil {
 		return false
 	}
@@ -395,8 +381,8 @@ func harmless(call *ssa.Call) bool {
 
 // waits reports whether common sleeps: a retry waits, it does not react.
 func waits(common *ssa.CallCommon) bool {
-	fn := common.StaticCallee()
-	return fn != nil && fn.Pkg != nil && fn.Pkg.Pkg.Path() == "time" && fn.Name() == "Sleep"
+	fn := sqlcall.Callee(common)
+	return fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "time" && fn.Name() == "Sleep"
 }
 
 // setsFlag reports whether the edge from pred into join hands a phi of join

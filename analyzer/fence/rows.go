@@ -75,11 +75,8 @@ func (c *checker) reportRows(s *site, msg string) {
 
 // isCommit reports whether call commits the transaction tx.
 func isCommit(call *ssa.CallCommon, tx ssa.Value) bool {
-	if call.IsInvoke() {
-		return call.Method.Name() == "Commit" && call.Value == tx
-	}
-	fn := call.StaticCallee()
-	return fn != nil && fn.Name() == "Commit" && fn.Signature.Recv() != nil && len(call.Args) > 0 && call.Args[0] == tx
+	m := sqlcall.Callee(call)
+	return m != nil && m.Name() == "Commit" && m.Signature().Recv() != nil && sqlcall.Receiver(call) == tx
 }
 
 // rowsFlow follows a command tag or sql.Result to where its rows affected
@@ -131,17 +128,12 @@ func (f *rowsFlow) checks(v ssa.Value) []ssa.Instruction {
 // function that does (or that this cannot see into).
 func (f *rowsFlow) passes(instr ssa.CallInstruction, v ssa.Value) bool {
 	call := instr.Common()
-	fn := call.StaticCallee()
 	if sqlcall.Receiver(call) == v {
-		name := ""
-		if call.IsInvoke() {
-			name = call.Method.Name()
-		} else if fn != nil {
-			name = fn.Name()
-		}
+		m := sqlcall.Callee(call)
 		count, ok := instr.(*ssa.Call)
-		return ok && name == "RowsAffected" && compared(count)
+		return ok && m != nil && m.Name() == "RowsAffected" && compared(count)
 	}
+	fn := call.StaticCallee()
 	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg != f.c.pass.Pkg || fn.Blocks == nil {
 		return true // beyond sight: assume it checks
 	}

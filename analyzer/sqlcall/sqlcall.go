@@ -83,15 +83,24 @@ func SQLParam(sig *types.Signature) int {
 	return -1
 }
 
-// Callee returns the method that call invokes, if it is one that executes
-// SQL (see Method), or nil.
+// Callee returns the function or method that call calls: its static
+// callee, or the interface method of a call in invoke mode; nil for a call
+// of a function value, of a function literal or of a builtin.
 func Callee(call *ssa.CallCommon) *types.Func {
-	var fn *types.Func
 	if call.IsInvoke() {
-		fn = call.Method
-	} else if f := call.StaticCallee(); f != nil {
-		fn, _ = f.Object().(*types.Func)
+		return call.Method
 	}
+	if f := call.StaticCallee(); f != nil {
+		fn, _ := f.Object().(*types.Func)
+		return fn
+	}
+	return nil
+}
+
+// Executes returns the method that call invokes, if it is one that
+// executes SQL (see [Method]), or nil.
+func Executes(call *ssa.CallCommon) *types.Func {
+	fn := Callee(call)
 	if fn == nil || !Method(fn) {
 		return nil
 	}
@@ -119,7 +128,7 @@ func Receiver(call *ssa.CallCommon) ssa.Value {
 	return nil
 }
 
-// Text returns the argument of call, a call of m (see [Callee]), that
+// Text returns the argument of call, a call of m (see [Executes]), that
 // carries the SQL text, or nil when m takes none (a prepared statement's
 // Exec, SendBatch, CopyFrom).
 func Text(call *ssa.CallCommon, m *types.Func) ssa.Value {

@@ -117,12 +117,12 @@ func (t *Texts) Built(call *ssa.CallCommon) (Text, bool) {
 }
 
 // Sent returns what call sends: the SQL method it calls (see
-// [sqlcall.Callee]) and the texts of its SQL argument, or the builder
+// [sqlcall.Executes]) and the texts of its SQL argument, or the builder
 // method that sends a chain and the chain's statement (see [Texts.Built]).
 // It reports false for a call that sends no SQL text, or whose text is not
 // recoverable.
 func (t *Texts) Sent(call *ssa.CallCommon) (*types.Func, []Text, bool) {
-	if m := sqlcall.Callee(call); m != nil {
+	if m := sqlcall.Executes(call); m != nil {
 		v := sqlcall.Text(call, m)
 		if v == nil {
 			return nil, nil, false
