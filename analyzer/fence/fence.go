@@ -259,7 +259,7 @@ func (c *checker) txFences(sites []*site) (fenced map[*site]*fence, any bool) {
 		}
 		any = true
 		recv := sqlcall.Receiver(s.call.Common())
-		if recv == nil || !isTxLike(recv.Type()) {
+		if recv == nil || !sqlcall.Transaction(recv.Type()) {
 			continue
 		}
 		for _, later := range sites {
@@ -297,7 +297,7 @@ func (c *checker) fencedByCaller(s *site) bool {
 // transaction or batch (a batch is one implicit transaction).
 func (c *checker) firstInTx(s *site) bool {
 	recv := sqlcall.Receiver(s.call.Common())
-	if recv == nil || !isTxLike(recv.Type()) {
+	if recv == nil || !sqlcall.Transaction(recv.Type()) {
 		return true
 	}
 	for _, b := range s.call.Parent().Blocks {
@@ -312,16 +312,6 @@ func (c *checker) firstInTx(s *site) bool {
 		}
 	}
 	return true
-}
-
-// isTxLike reports whether t is a transaction or a batch: a type named Tx
-// or Batch, as pgx, pgxpool and database/sql name them.
-func isTxLike(t types.Type) bool {
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	named, ok := t.(*types.Named)
-	return ok && (named.Obj().Name() == "Tx" || named.Obj().Name() == "Batch")
 }
 
 // precedes reports whether a runs before b on every path to b.

@@ -39,6 +39,7 @@ func TestFence(t *testing.T) {
 		{Name: "quoted names", Edit: func(c *config.Config) { c.Fence.Table = config.Names{`"Lease"`} }, Pkgs: []string{"fence/quoted"}},
 		{Name: "many texts through a helper, and a text too deep to parse", Pkgs: []string{"fence/manytexts"}},
 		{Name: "renewals whose failure is only logged", Pkgs: []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
+		{Name: "transactions known by their type", Pkgs: []string{"fence/txtypes"}},
 		{Name: "a query builder's statements, the lease table named by its Go field", Edit: func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, Pkgs: []string{"fence/builder"}},
 	})
 }

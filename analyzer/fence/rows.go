@@ -48,7 +48,7 @@ func (c *checker) checkRows(s *site, what, why string) {
 	// Every commit of the same transaction in this function must come
 	// after a check.
 	recv := sqlcall.Receiver(call.Common())
-	if recv == nil || !isTxLike(recv.Type()) {
+	if recv == nil || !sqlcall.Transaction(recv.Type()) {
 		return
 	}
 	for _, b := range call.Parent().Blocks {
@@ -76,7 +76,7 @@ func (c *checker) reportRows(s *site, msg string) {
 // isCommit reports whether call commits the transaction tx.
 func isCommit(call *ssa.CallCommon, tx ssa.Value) bool {
 	m := sqlcall.Callee(call)
-	return m != nil && m.Name() == "Commit" && m.Signature().Recv() != nil && sqlcall.Receiver(call) == tx
+	return m != nil && sqlcall.Commit(m) && sqlcall.Receiver(call) == tx
 }
 
 // rowsFlow follows a command tag or sql.Result to where its rows affected
@@ -131,7 +131,7 @@ func (f *rowsFlow) passes(instr ssa.CallInstruction, v ssa.Value) bool {
 	if sqlcall.Receiver(call) == v {
 		m := sqlcall.Callee(call)
 		count, ok := instr.(*ssa.Call)
-		return ok && m != nil && m.Name() == "RowsAffected" && compared(count)
+		return ok && m != nil && sqlcall.RowsAffected(m) && compared(count)
 	}
 	fn := call.StaticCallee()
 	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg != f.c.pass.Pkg || fn.Blocks == nil {

@@ -1,9 +1,15 @@
-// Package sqlcall recognises calls that execute SQL: the methods of pgx and
-// database/sql that send a statement, and methods of the same names and
-// shapes on any interface (sqlc's generated DBTX, a driver-neutral
-// executor), which is how most lease code reaches its database. Rules share
-// it; functions that pass their parameters into such calls are recognised
-// by the clock rule's facts on top of it.
+// Package sqlcall recognises the calls that lease code makes on its
+// database: the methods of pgx and database/sql that send a statement, the
+// transactions and batches whose statements share one transaction, their
+// commits, and the rows affected that a statement's result reports. Known
+// driver types are judged by typed tables, keyed by package path, type
+// name and method; types of other packages by their shape: methods of the
+// same names and signatures on any interface (sqlc's generated DBTX, a
+// driver-neutral executor), which is how most lease code reaches its
+// database, and a type that commits and rolls back (a Tx interface of the
+// application's own, a struct that wraps *sql.Tx). Rules share it;
+// functions that pass their parameters into such calls are recognised by
+// the clock rule's facts on top of it.
 package sqlcall
 
 import (
@@ -17,12 +23,28 @@ import (
 const (
 	pgxPath     = "github.com/jackc/pgx/v5"
 	pgxpoolPath = "github.com/jackc/pgx/v5/pgxpool"
+	pgconnPath  = "github.com/jackc/pgx/v5/pgconn"
 	sqlPath     = "database/sql"
 )
 
-// methods maps package path, then receiver type name, to the methods that
-// execute SQL.
-var methods = map[string]map[string]map[string]bool{
+// drivers are the packages whose types the tables alone judge: a method or
+// type of theirs that no table lists is not one, whatever its shape.
+var drivers = set(pgxPath, pgxpoolPath, pgconnPath, sqlPath)
+
+// A table maps package path, then type name, to method names.
+type table map[string]map[string]map[string]bool
+
+// lists reports whether t lists fn, a method of a named type.
+func (t table) lists(fn *types.Func) bool {
+	named := typesx.RecvNamed(fn)
+	if named == nil || named.Obj().Pkg() == nil {
+		return false
+	}
+	return t[named.Obj().Pkg().Path()][named.Obj().Name()][fn.Name()]
+}
+
+// methods lists the methods that execute SQL.
+var methods = table{
 	pgxPath: {
 		"Conn":  set("Exec", "Query", "QueryRow", "SendBatch", "CopyFrom"),
 		"Tx":    set("Exec", "Query", "QueryRow", "SendBatch", "CopyFrom"),
@@ -41,6 +63,28 @@ var methods = map[string]map[string]map[string]bool{
 	},
 }
 
+// transactions maps package path to the types whose statements run in one
+// transaction: a transaction, or a batch (one implicit transaction).
+var transactions = map[string]map[string]bool{
+	pgxPath:     set("Tx", "Batch"),
+	pgxpoolPath: set("Tx"),
+	sqlPath:     set("Tx"),
+}
+
+// commits lists the methods that commit a transaction.
+var commits = table{
+	pgxPath:     {"Tx": set("Commit")},
+	pgxpoolPath: {"Tx": set("Commit")},
+	sqlPath:     {"Tx": set("Commit")},
+}
+
+// rowsAffected lists the methods that return the rows a statement
+// affected, on the result of Exec.
+var rowsAffected = table{
+	pgconnPath: {"CommandTag": set("RowsAffected")},
+	sqlPath:    {"Result": set("RowsAffected")},
+}
+
 // shaped are the method names that, on any interface, execute SQL when
 // their signature takes the SQL text and then variadic arguments.
 var shaped = set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext")
@@ -53,6 +97,13 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
+// driver reports whether fn is a method of a type of a driver package,
+// which the tables alone judge.
+func driver(fn *types.Func) bool {
+	named := typesx.RecvNamed(fn)
+	return named != nil && named.Obj().Pkg() != nil && drivers[named.Obj().Pkg().Path()]
+}
+
 // Method reports whether fn, a method, executes SQL: a known pgx or
 // database/sql method, or a method of an SQL shape declared by an
 // interface.
@@ -61,10 +112,8 @@ func Method(fn *types.Func) bool {
 	if t == nil {
 		return false
 	}
-	if named, ok := t.(*types.Named); ok && named.Obj().Pkg() != nil {
-		if byType := methods[named.Obj().Pkg().Path()]; byType != nil {
-			return byType[named.Obj().Name()][fn.Name()]
-		}
+	if driver(fn) {
+		return methods.lists(fn)
 	}
 	if !types.IsInterface(t) || !shaped[fn.Name()] {
 		return false
@@ -105,6 +154,72 @@ func Executes(call *ssa.CallCommon) *types.Func {
 		return nil
 	}
 	return fn
+}
+
+// Transaction reports whether t, or what it points to, runs its statements
+// in one transaction: pgx.Tx, pgxpool.Tx, *sql.Tx, a pgx.Batch; or a named
+// type of another package that commits and rolls back (see [Commit]), such
+// as an application's Tx interface or a struct that embeds *sql.Tx. A type
+// that only executes SQL (sqlc's DBTX, an interface that a pool satisfies
+// as well) is not one, whatever its name.
+func Transaction(t types.Type) bool {
+	t = types.Unalias(t)
+	if p, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(p.Elem())
+	}
+	named, ok := t.(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return false
+	}
+	if path := named.Obj().Pkg().Path(); drivers[path] {
+		return transactions[path][named.Obj().Name()]
+	}
+	return endsTx(named, "Commit") && endsTx(named, "Rollback")
+}
+
+// endsTx reports whether named has a method called name (on T or *T) of
+// the shape that ends a transaction (see [endsShape]).
+func endsTx(named *types.Named, name string) bool {
+	obj, _, _ := types.LookupFieldOrMethod(named, true, nil, name)
+	fn, ok := obj.(*types.Func)
+	return ok && endsShape(fn.Signature())
+}
+
+// endsShape reports whether sig is that of a method that commits or rolls
+// back: it takes nothing or a context, and returns only an error.
+func endsShape(sig *types.Signature) bool {
+	params, results := sig.Params(), sig.Results()
+	if params.Len() > 1 || params.Len() == 1 && !typesx.IsNamed(params.At(0).Type(), "context", "Context") {
+		return false
+	}
+	return results.Len() == 1 && types.Identical(results.At(0).Type(), types.Universe.Lookup("error").Type())
+}
+
+// Commit reports whether fn commits a transaction: Commit of pgx.Tx,
+// pgxpool.Tx or *sql.Tx, or a method Commit of another package's type
+// that takes nothing or a context and returns only an error.
+func Commit(fn *types.Func) bool {
+	if driver(fn) {
+		return commits.lists(fn)
+	}
+	return fn.Name() == "Commit" && fn.Signature().Recv() != nil && endsShape(fn.Signature())
+}
+
+// RowsAffected reports whether fn returns the rows that a statement
+// affected: RowsAffected of pgconn.CommandTag or sql.Result, or a method
+// RowsAffected of another package's type (a result that wraps one, an
+// interface that it is passed as) that takes nothing and returns an
+// integer first.
+func RowsAffected(fn *types.Func) bool {
+	if driver(fn) {
+		return rowsAffected.lists(fn)
+	}
+	sig := fn.Signature()
+	if fn.Name() != "RowsAffected" || sig.Recv() == nil || sig.Params().Len() != 0 || sig.Results().Len() == 0 {
+		return false
+	}
+	b, ok := sig.Results().At(0).Type().Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
 }
 
 // Args returns call's arguments without the receiver of a static method
