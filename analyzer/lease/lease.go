@@ -32,9 +32,9 @@ const Name = "lease"
 // directivePrefix begins every directive.
 const directivePrefix = "//leaseguard:"
 
-// IsLease is the fact that a package is a lease package, so that its
-// external test package is one too.
-type IsLease struct{ Lease bool }
+// IsLease marks a lease package, so that its external test package is one
+// too. A package that is not one has no such fact.
+type IsLease struct{}
 
 // AFact marks IsLease as a fact.
 func (*IsLease) AFact() {}
@@ -89,7 +89,7 @@ func run(pass *analysis.Pass, packages *config.Matcher, rules map[string]bool) *
 		checkDirectives(pass, f, res, rules)
 	}
 	if res.Lease {
-		pass.ExportPackageFact(&IsLease{Lease: true})
+		pass.ExportPackageFact(new(IsLease))
 	}
 	return res
 }
@@ -114,9 +114,8 @@ func isLease(pass *analysis.Pass, packages *config.Matcher) bool {
 	// An external test package is checked with the package it tests.
 	if tested, ok := strings.CutSuffix(path, "_test"); ok {
 		for _, imp := range pass.Pkg.Imports() {
-			var fact IsLease
-			if imp.Path() == tested && pass.ImportPackageFact(imp, &fact) {
-				return fact.Lease
+			if imp.Path() == tested {
+				return pass.ImportPackageFact(imp, new(IsLease))
 			}
 		}
 	}
