@@ -43,7 +43,7 @@ func CheckLink(dir, link string) error {
 		file = filepath.Join(base, filepath.FromSlash(path))
 	}
 	if _, err := os.Stat(file); err != nil {
-		return fmt.Errorf("%s: %v", link, err)
+		return fmt.Errorf("%s: %w", link, err)
 	}
 	if anchor == "" {
 		return nil

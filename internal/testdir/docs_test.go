@@ -16,7 +16,7 @@ import (
 func TestDocLinks(t *testing.T) {
 	repo := testdir.Repo()
 	files := []string{"README.md", "CONTRIBUTING.md", "bench/field/README.md"}
-	err := filepath.WalkDir(filepath.Join(repo, "docs"), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(repo, "docs"), func(path string, _ fs.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(path, ".md") {
 			rel, _ := filepath.Rel(repo, path)
 			files = append(files, rel)
