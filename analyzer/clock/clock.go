@@ -272,7 +272,7 @@ type finding struct {
 func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 	findings := c.summarize(info)
 	c.export()
-	rep := res.Reporter(c.pass, Name)
+	rep := res.Reporter(c.pass, Name, lease.AllFiles)
 	// A read that does the same to several calls is reported once, with
 	// the first of them.
 	type key struct {

@@ -75,7 +75,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		// settings are final and valid here.
 		f := cfg.Fence
 		info := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
-		c := &checker{pass: pass, rep: res.Reporter(pass, Name), cfg: f}
+		c := &checker{pass: pass, rep: res.Reporter(pass, Name, lease.NoTests), cfg: f}
 		c.run(info)
 		c.rep.Finish()
 		return nil, nil
@@ -372,15 +372,12 @@ func (c *checker) sqlArg(s *site) ast.Expr {
 	return c.texts.Arg(s.call.Common().Pos(), sqlcall.SQLParam(s.fn.Signature()))
 }
 
-// skipped reports whether pos is in a test file. Tests set up on purpose
-// the states that the rule forbids (an expired lease, a stolen row, an
-// unfenced baseline for a benchmark); the rule checks the code that ships,
-// generated code included: sqlc's files hold the SQL that the program
-// sends.
-func (c *checker) skipped(pos token.Pos) bool {
-	f := c.pass.Fset.File(pos)
-	return f != nil && strings.HasSuffix(f.Name(), "_test.go")
-}
+// skipped reports whether pos is in a test file, which the rule does not
+// report in (lease.NoTests): tests set up on purpose the states that the
+// rule forbids (an expired lease, a stolen row, an unfenced baseline for a
+// benchmark). Generated code is checked: sqlc's files hold the SQL that
+// the program sends.
+func (c *checker) skipped(pos token.Pos) bool { return !c.rep.Covers(pos) }
 
 // learn finds the lease tables (named by setting, or the tables that the
 // package's statements use as leases: they set the holder and the

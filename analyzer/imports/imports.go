@@ -145,19 +145,26 @@ func (r *rule) run(pass *analysis.Pass, res *lease.Result) {
 			}
 		}
 	}
-	rep := res.Reporter(pass, Name)
+	rep := res.Reporter(pass, Name, r.scope())
 	for _, spec := range specs {
 		r.checkImport(pass, rep, spec, own, direct)
 	}
 	rep.Finish()
 }
 
-// checked returns whether a file of pass's package is on the lease path:
-// test files (and so the external test package) are not, unless -imports.tests.
-func (r *rule) checked(pass *analysis.Pass) func(*ast.File) bool {
-	return func(f *ast.File) bool {
-		return r.tests || !strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go")
+// scope is the files on the lease path: test files (and so the external
+// test package) are not, unless -imports.tests.
+func (r *rule) scope() lease.Scope {
+	if r.tests {
+		return lease.AllFiles
 	}
+	return lease.NoTests
+}
+
+// checked returns whether a file of pass's package is on the lease path.
+func (r *rule) checked(pass *analysis.Pass) func(*ast.File) bool {
+	scope := r.scope()
+	return func(f *ast.File) bool { return scope.Covers(pass.Fset, f.Pos()) }
 }
 
 // checkImport reports spec if it is banned, given the lease package's own

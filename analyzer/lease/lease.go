@@ -16,7 +16,6 @@ package lease
 
 import (
 	"go/ast"
-	"go/token"
 	"reflect"
 	"strings"
 	"sync"
@@ -186,14 +185,4 @@ func checkDirectives(pass *analysis.Pass, f *ast.File, res *Result, rules map[st
 			}
 		}
 	}
-}
-
-// File returns the file of pass's package that holds pos, or nil.
-func File(pass *analysis.Pass, pos token.Pos) *ast.File {
-	for _, f := range pass.Files {
-		if f.FileStart <= pos && pos <= f.FileEnd {
-			return f
-		}
-	}
-	return nil
 }

@@ -114,23 +114,57 @@ func ruleList(known map[string]bool) string {
 	return strings.Join(names, ", ")
 }
 
-// Reporter reports one rule's diagnostics in a package, dropping those that
-// a //leaseguard:allow for the rule suppresses. Each rule makes its own, so
-// that rules running in parallel share no state.
+// Scope says in which files of a package a rule reports.
+type Scope int
+
+const (
+	// AllFiles is every file: generated files (sqlc's hold the SQL the
+	// program sends, cgo's translation holds the package's code) and test
+	// files.
+	AllFiles Scope = iota
+	// NoTests leaves out test files (_test.go, and so the external test
+	// package): tests set up on purpose the states a rule forbids, and
+	// are not the lease path.
+	NoTests
+)
+
+// Covers reports whether pos lies in a file that s covers.
+func (s Scope) Covers(fset *token.FileSet, pos token.Pos) bool {
+	if s == AllFiles {
+		return true
+	}
+	f := fset.File(pos)
+	return f == nil || !strings.HasSuffix(f.Name(), "_test.go")
+}
+
+// Reporter reports one rule's diagnostics in a package: those in its scope
+// that no //leaseguard:allow for the rule suppresses, under the rule's
+// category. Each rule makes its own, so that rules running in parallel
+// share no state.
 type Reporter struct {
-	pass *analysis.Pass
-	rule string
-	used map[*allow]bool
-	res  *Result
+	pass  *analysis.Pass
+	rule  string
+	scope Scope
+	used  map[*allow]bool
+	res   *Result
 }
 
-// Reporter returns a Reporter for rule in pass's package.
-func (r *Result) Reporter(pass *analysis.Pass, rule string) *Reporter {
-	return &Reporter{pass: pass, rule: rule, used: make(map[*allow]bool), res: r}
+// Reporter returns a Reporter for rule in pass's package, reporting in the
+// files that scope covers.
+func (r *Result) Reporter(pass *analysis.Pass, rule string, scope Scope) *Reporter {
+	return &Reporter{pass: pass, rule: rule, scope: scope, used: make(map[*allow]bool), res: r}
 }
 
-// Report reports d under the rule's category, unless it is suppressed.
+// Covers reports whether a finding at pos would be shown: a rule may skip
+// the work of one that would not.
+func (rep *Reporter) Covers(pos token.Pos) bool { return rep.scope.Covers(rep.pass.Fset, pos) }
+
+// Report reports d under the rule's category, unless it is out of scope
+// or suppressed.
 func (rep *Reporter) Report(d analysis.Diagnostic) {
+	if !rep.Covers(d.Pos) {
+		return
+	}
 	if a := rep.suppressor(d.Pos); a != nil {
 		rep.used[a] = true
 		return
