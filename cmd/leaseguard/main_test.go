@@ -33,8 +33,8 @@ var wantExample = []string{
 	"lease/renew.go:12:3: UPDATE of worker_leases sets expires_at from $3, a time the process chose: compute it from clock_timestamp()",
 	"lease/renew.go:12:3: renewal does not test expires_at > clock_timestamp(): it revives a lease that has expired",
 	"lease/renew.go:12:3: the result of this renewal is discarded: a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease; compare RowsAffected",
-	"lease/renew.go:13:25: time.Now flows into an argument of ExecContext: the database clock must decide, not the process clock",
-	"lease/renew.go:20:13: time.Now decides whether ExecContext runs: the database clock must decide, not the process clock",
+	"lease/renew.go:13:17: time.Now flows into an argument of ExecContext: the database clock must decide, not the process clock",
+	"lease/renew.go:20:5: time.Now decides whether ExecContext runs: the database clock must decide, not the process clock",
 	"lease/renew.go:23:32: INSERT into orders is not fenced: no EXISTS or join on worker_leases tests holder, epoch and expiry, so a stale holder's write lands",
 }
 
@@ -403,8 +403,8 @@ func TestSARIF(t *testing.T) {
 	wantRelated := []string{
 		"lease/renew.go:12:3 -> lease/renew.go:12:11: in this SQL",
 		"lease/renew.go:12:3 -> lease/renew.go:12:29: in this SQL",
-		"lease/renew.go:13:25 -> lease/renew.go:11:26: the SQL call",
-		"lease/renew.go:20:13 -> lease/renew.go:23:26: the SQL call",
+		"lease/renew.go:13:17 -> lease/renew.go:11:12: the SQL call",
+		"lease/renew.go:20:5 -> lease/renew.go:23:12: the SQL call",
 		"lease/renew.go:23:32 -> lease/renew.go:23:45: in this SQL",
 	}
 	slices.Sort(related)
