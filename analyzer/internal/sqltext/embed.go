@@ -1,0 +1,70 @@
+package sqltext
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+import ()
+
+// embeds reads the files that //go:embed puts into string variables of
+// the package. Reading them here is safe for go vet's cache:
+// vet keys a package's result on its compile action, whose key covers the
+// embedded files' contents.
+func embeds(fset *token.FileSet, files []*ast.File, info *types.Info) map[*types.Var]string {
+	m := make(map[*types.Var]string)
+	for _, f := range files {
+		dir := filepath.Dir(fset.File(f.FileStart).Name())
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				doc := vs.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				patterns := embedPatterns(doc)
+				if len(patterns) != 1 || len(vs.Names) != 1 {
+					continue // a string takes exactly one file
+				}
+				obj, _ := info.Defs[vs.Names[0]].(*types.Var)
+				if obj == nil || !isString(obj.Type()) {
+					continue
+				}
+				if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(patterns[0]))); err == nil {
+					m[obj] = string(b)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// embedPatterns returns the patterns of the //go:embed lines in doc.
+func embedPatterns(doc *ast.CommentGroup) []string {
+	if doc == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range doc.List {
+		rest, ok := strings.CutPrefix(c.Text, "//go:embed ")
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			if uq, err := strconv.Unquote(f); err == nil {
+				f = uq
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
