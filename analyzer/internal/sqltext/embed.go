@@ -10,8 +10,6 @@ import (
 	"strings"
 )
 
-import ()
-
 // embeds reads the files that //go:embed puts into string variables of
 // the package. Reading them here is safe for go vet's cache:
 // vet keys a package's result on its compile action, whose key covers the

@@ -12,8 +12,6 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/config"
 )
 
-import ()
-
 // part returns the texts of v as a part of a larger text: a placeholder
 // naming syntax (the Go expression that v is, or nil) stands in when v is
 // not recoverable.

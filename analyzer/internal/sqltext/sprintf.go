@@ -12,8 +12,6 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 )
 
-import ()
-
 // wideVerb matches a formatting verb's width or precision of five digits or
 // more, which would print a text too large to check.
 var wideVerb = regexp.MustCompile(`%[-+# 0]*(\[\d+\])?\d{5,}|%[^%a-zA-Z]*\.\d{5,}`)
