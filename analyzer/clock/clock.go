@@ -5,7 +5,6 @@ package clock
 import (
 	"cmp"
 	"fmt"
-	"go/ast"
 	"go/token"
 	"go/types"
 	"slices"
@@ -14,7 +13,6 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
-	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
@@ -275,53 +273,19 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 	findings := c.summarize(info)
 	c.export()
 	rep := res.Reporter(c.pass, Name, lease.AllFiles)
-	// A read that does the same to several calls is reported once, with
-	// the first of them.
-	type key struct {
-		src  source
-		what string
-	}
-	seen := make(map[key]bool)
+	// A read that does the same to several calls is reported once (the
+	// Reporter shows a message at a place once), with the first of them.
 	slices.SortFunc(findings, func(a, b finding) int {
 		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.what, b.what), cmp.Compare(a.at, b.at))
 	})
 	for _, f := range findings {
-		if seen[key{f.src, f.what}] {
-			continue
-		}
-		seen[key{f.src, f.what}] = true
 		d := analysis.Diagnostic{Pos: f.src.pos, Message: f.src.desc + " " + f.what}
-		if call := c.callAt(f.src.pos); call != nil {
-			d.Pos, d.End = call.Pos(), call.End()
-		}
 		if f.at.IsValid() {
-			rel := analysis.RelatedInformation{Pos: f.at, Message: "the SQL call"}
-			if call := c.callAt(f.at); call != nil {
-				rel.Pos, rel.End = call.Pos(), call.End()
-			}
-			d.Related = []analysis.RelatedInformation{rel}
+			d.Related = []analysis.RelatedInformation{{Pos: f.at, Message: "the SQL call"}}
 		}
 		rep.Report(d)
 	}
 	rep.Finish()
-}
-
-// callAt returns the call whose opening parenthesis is at pos, where SSA
-// places a call, so that a finding covers the call as written
-// (time.Now()); or nil.
-func (c *checker) callAt(pos token.Pos) *ast.CallExpr {
-	for _, f := range c.pass.Files {
-		if f.FileStart <= pos && pos < f.FileEnd {
-			path, _ := astutil.PathEnclosingInterval(f, pos, pos)
-			for _, n := range path {
-				if call, ok := n.(*ast.CallExpr); ok && call.Lparen == pos {
-					return call
-				}
-			}
-			return nil
-		}
-	}
-	return nil
 }
 
 // summarize runs the dataflow over every function of info until nothing

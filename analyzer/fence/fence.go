@@ -91,8 +91,7 @@ type checker struct {
 	texts   *sqltext.Texts
 	parses  pgsql.Cache
 	names   *names
-	seen    map[string]bool // reports made: a statement reached twice reports once
-	dialect bool            // the note on another database's SQL was made
+	dialect bool // the note on another database's SQL was made
 }
 
 // site is one call that executes SQL.
@@ -113,7 +112,6 @@ type sent struct {
 
 func (c *checker) run(info *buildssa.SSA) {
 	c.parses = make(pgsql.Cache)
-	c.seen = make(map[string]bool)
 	funcs := lazyssa.Funcs(info)
 	c.texts = sqltext.New(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
 
@@ -359,12 +357,7 @@ func (c *checker) report(s *site, t sqltext.Text, pr problem) {
 		d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos,
 			Message: fmt.Sprintf("sqlc query %s (%s): change it in the .sql file that sqlc generates this from", m[1], m[2])})
 	}
-	key := fmt.Sprintf("%d %d %s", d.Pos, d.End, d.Message)
-	if c.seen[key] {
-		return
-	}
-	c.seen[key] = true
-	c.rep.Report(d)
+	c.rep.Report(d) // a statement reached twice is shown once
 }
 
 // sqlArg returns the syntax of s's SQL text argument.
