@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -60,9 +61,17 @@ type result struct {
 	code           int
 }
 
+// track tells go test's cache that the tests' results depend on the whole
+// repository (see testdir.Track). It must run in a test: go test records
+// the files a test binary reads only from the first test on.
+var track = sync.OnceValue(testdir.Track)
+
 // run runs name with args in dir and returns its output and exit code.
 func run(t *testing.T, dir, name string, args ...string) result {
 	t.Helper()
+	if err := track(); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer

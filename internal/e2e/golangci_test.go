@@ -20,6 +20,9 @@ import (
 // customGCL returns the golangci-lint binary built with the plugin, by
 // scripts/golangci.sh (cached under the Go build cache).
 var customGCL = sync.OnceValues(func() (string, error) {
+	if err := testdir.Track(); err != nil {
+		return "", err
+	}
 	out, err := exec.Command(filepath.Join(testdir.Root(), "..", "scripts", "golangci.sh")).Output()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

@@ -22,6 +22,9 @@ func TestPreCommit(t *testing.T) {
 	if _, err := exec.LookPath("pre-commit"); err != nil {
 		t.Fatal("pre-commit is not installed (Debian: apt-get install pre-commit)")
 	}
+	if err := testdir.Track(); err != nil {
+		t.Fatal(err)
+	}
 	repo, err := filepath.Abs(filepath.Join(testdir.Root(), ".."))
 	if err != nil {
 		t.Fatal(err)

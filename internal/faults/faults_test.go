@@ -23,6 +23,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/internal/faults"
 	"github.com/leaseguard/leaseguard/internal/pgcluster"
+	"github.com/leaseguard/leaseguard/internal/testdir"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -119,6 +120,9 @@ func TestFaults(t *testing.T) {
 // weakening compiled in.
 func buildWorkers(t *testing.T) map[string]string {
 	t.Helper()
+	if err := testdir.Track(); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	bins := map[string]string{"": filepath.Join(dir, "worker"), "weak": filepath.Join(dir, "worker-weak")}
 	for tags, bin := range map[string]string{"": bins[""], "leaseguard_weaken": bins["weak"]} {

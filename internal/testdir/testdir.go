@@ -3,6 +3,8 @@
 package testdir
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 )
@@ -15,4 +17,26 @@ func Root() string {
 		panic("testdir: no caller information")
 	}
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata")
+}
+
+// Track reads the metadata of every file of the repository but .git's.
+// go test caches a passing result keyed on the files the test process
+// opened; a test that builds and runs the repository's commands reads its
+// sources in other processes, which the cache does not see. After Track,
+// a change to any file of the repository runs the test again. go test
+// records what a test binary reads from its first test on, not in TestMain:
+// call Track in a test.
+func Track() error {
+	return filepath.WalkDir(Repo(), func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir():
+			return nil
+		}
+		_, err = os.Stat(path)
+		return err
+	})
 }
