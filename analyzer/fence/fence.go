@@ -4,7 +4,6 @@
 package fence
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
@@ -371,160 +369,6 @@ func (c *checker) sqlArg(s *site) ast.Expr {
 // benchmark). Generated code is checked: sqlc's files hold the SQL that
 // the program sends.
 func (c *checker) skipped(pos token.Pos) bool { return !c.rep.Covers(pos) }
-
-// learn finds the lease tables (named by setting, or the tables that the
-// package's statements use as leases: they set the holder and the
-// expiry), which of them have the epoch in a unique key and which have
-// their epoch set, and the guarded tables named by setting, from every
-// statement the package sends, the files it embeds, and its string
-// constants that create tables or indexes.
-func (c *checker) learn(sites []*site) *names {
-	n := &names{
-		holder:       pgsql.Identifier(cmp.Or(c.cfg.HolderColumn, config.DefaultHolderColumn)),
-		epoch:        pgsql.Identifier(cmp.Or(c.cfg.EpochColumn, config.DefaultEpochColumn)),
-		expiry:       pgsql.Identifier(cmp.Or(c.cfg.ExpiryColumn, config.DefaultExpiryColumn)),
-		leases:       make(map[string]bool),
-		guarded:      make(map[string]bool),
-		epochKey:     make(map[string]bool),
-		epochCounted: make(map[string]bool),
-		keyed:        make(map[string]bool),
-		display:      c.display,
-	}
-	for _, t := range c.cfg.Tables {
-		for _, name := range c.texts.Tables(t, pgsql.QualifiedName) {
-			n.guarded[name] = true
-		}
-	}
-	var all []*pg_query.RawStmt
-	add := func(sql string) {
-		if p := c.parses.Parse(sql); p.Err == nil {
-			all = append(all, p.Stmts...)
-		}
-	}
-	for _, s := range sites {
-		for _, t := range s.texts {
-			add(t.SQL)
-		}
-	}
-	for _, sql := range c.texts.Embeds() {
-		add(sql)
-	}
-	for _, sql := range c.texts.Consts() {
-		if strings.Contains(strings.ToLower(sql), "create") {
-			add(sql)
-		}
-	}
-	goName := false
-	for _, t := range c.cfg.Table {
-		for _, name := range c.texts.Tables(t, pgsql.RelationName) {
-			n.leases[name] = true
-		}
-		goName = goName || config.GoName(t)
-	}
-	for _, raw := range all {
-		pgsql.Walk(raw, func(x *pg_query.Node) bool {
-			// A table named at run time, unless the setting names the
-			// Go field that holds one: its statements say whether it is
-			// a lease table.
-			if rv, ok := n.leaseShape(x); ok && (len(c.cfg.Table) == 0 || sqltext.IsPlaceholder(rv.Relname) && !goName) {
-				n.leases[rv.Relname] = true
-			}
-			return true
-		})
-	}
-	if len(n.leases) == 0 {
-		n.leases[config.DefaultLeaseTable] = true
-	}
-	for _, raw := range all {
-		n.learnKeys(raw)
-		pgsql.Walk(raw, func(x *pg_query.Node) bool {
-			if u := x.GetUpdateStmt(); u != nil && n.isLease(u.Relation) && n.counts(u.TargetList) {
-				n.epochCounted[u.Relation.Relname] = true
-			}
-			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) && i.OnConflictClause != nil {
-				if n.counts(i.OnConflictClause.TargetList) {
-					n.epochCounted[i.Relation.Relname] = true
-				}
-				if setsColumn(i.Cols, n.holder) {
-					n.keyed[i.Relation.Relname] = true // an acquisition by key
-				}
-			}
-			return true
-		})
-	}
-	return n
-}
-
-// leaseShape reports whether x is a statement that treats its table as a
-// lease table, whatever the table is called: an UPDATE that sets the
-// expiry and tests the holder (a renewal), or sets both (a takeover), or an
-// INSERT that sets both (an acquisition). Of a table named at run time,
-// less is asked: any write that sets the holder or the expiry, or tests
-// the holder or the epoch in its own WHERE, treats it as the lease row.
-func (n *names) leaseShape(x *pg_query.Node) (*pg_query.RangeVar, bool) {
-	var rel *pg_query.RangeVar
-	var sets []*pg_query.Node
-	var where *pg_query.Node
-	switch {
-	case x.GetUpdateStmt() != nil:
-		u := x.GetUpdateStmt()
-		rel, sets, where = u.Relation, u.TargetList, u.WhereClause
-	case x.GetInsertStmt() != nil:
-		i := x.GetInsertStmt()
-		rel, sets = i.Relation, i.Cols
-		if oc := i.OnConflictClause; oc != nil {
-			sets = append(slices.Clip(sets), oc.TargetList...)
-		}
-	case x.GetDeleteStmt() != nil:
-		d := x.GetDeleteStmt()
-		rel, where = d.Relation, d.WhereClause
-	default:
-		return nil, false
-	}
-	if rel == nil {
-		return nil, false
-	}
-	t := newTests(n, rel)
-	t.add(where)
-	holder, expiry := setsColumn(sets, n.holder), setsColumn(sets, n.expiry)
-	if sqltext.IsPlaceholder(rel.Relname) {
-		return rel, holder || expiry || t.holder || t.epoch
-	}
-	if x.GetDeleteStmt() != nil {
-		return nil, false
-	}
-	return rel, expiry && (holder || t.holder)
-}
-
-// counts reports whether assignments add to the epoch (epoch = epoch + 1):
-// a counter, which a deleted row starts again. An epoch taken from the
-// clock or a sequence, or kept as it was, does not restart.
-func (n *names) counts(targets []*pg_query.Node) bool {
-	for _, t := range targets {
-		if rt := t.GetResTarget(); rt != nil && rt.Name == n.epoch && n.adds(rt.Val) {
-			return true
-		}
-	}
-	return false
-}
-
-// adds reports whether val adds to the epoch column (epoch + 1).
-func (n *names) adds(val *pg_query.Node) bool {
-	added := false
-	pgsql.Walk(val, func(x *pg_query.Node) bool {
-		ae := x.GetAExpr()
-		if ae == nil || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "+" {
-			return true
-		}
-		for _, operand := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
-			if parts := pgsql.Ident(operand); len(parts) > 0 && parts[len(parts)-1] == n.epoch {
-				added = true
-			}
-		}
-		return !added
-	})
-	return added
-}
 
 // display names a relation for a message: the Go expression that chose it
 // at run time, its name quoted where PostgreSQL would need quotes, or its

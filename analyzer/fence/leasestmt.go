@@ -1,0 +1,274 @@
+package fence
+
+// This file checks the statements on a lease table itself: renewals and
+// takeovers (UPDATE), acquisitions (INSERT … ON CONFLICT), releases and
+// deletes, and the expiry each sets.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+)
+
+// checkLeaseDelete reports a DELETE or TRUNCATE of a lease table whose
+// epoch the package counts up and whose rows it acquires by key (an
+// INSERT of the holder … ON CONFLICT): the next acquisition of the same name starts the count again,
+// and a stale holder's token becomes valid again. Without such a counter
+// (no epoch, or one from the clock or a sequence), or where a row never
+// comes back (a job queue's rows, keyed by a serial id), deleting a lease
+// row is how some packages release, and is not reported.
+func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv *pg_query.RangeVar) {
+	if !n.isLease(rv) || !n.epochCounted[rv.Relname] || !n.keyed[rv.Relname] {
+		return
+	}
+	st.problems = append(st.problems, problem{off: p.Orig(int(rv.Location)),
+		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.epoch)})
+}
+
+// checkLeaseUpdate checks an UPDATE of the lease table: expiry set from
+// the database clock, and, in a renewal (an update that tests the holder),
+// tested against it. A release is none of this.
+func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.UpdateStmt) {
+	verb := "UPDATE of " + n.display(s.Relation.Relname)
+	sets := false
+	for _, t := range s.TargetList {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry {
+			sets = true
+		}
+	}
+	if n.releases(s.TargetList) {
+		st.lease = max(st.lease, release)
+		return
+	}
+	for _, t := range s.TargetList {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == n.epoch && n.copies(rt.Val, s.Relation, s.WhereClause) {
+			return
+		}
+	}
+	if sets {
+		st.lease = renewal
+	}
+	for _, t := range s.TargetList {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry {
+			n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
+		}
+	}
+	if sets {
+		n.checkRenewal(p, st, verb, s.Relation, s.WhereClause)
+	}
+}
+
+// checkRenewal checks the condition of a statement that extends the lease
+// on rel: it compares expiry with nothing but the database clock, and each
+// of its arms that matches the holder's own row (a renewal) tests that the
+// lease has not expired. An arm that matches any expired row (a takeover)
+// needs no holder.
+func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, where *pg_query.Node) {
+	for _, arm := range arms(where) {
+		tests := newTests(n, rel)
+		for _, c := range arm {
+			tests.add(c)
+		}
+		// An arm that matches the holder's row, or any row whatever its
+		// expiry (an extension only a holder sends), renews.
+		st.renews = st.renews || tests.holder || tests.clock == noClock && tests.paramText == "" && !tests.maybe
+		if tests.paramText != "" {
+			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
+				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.Spell(tests.paramLoc, tests.paramText))})
+			return
+		}
+		if tests.holder && tests.clock == noClock && !tests.maybe {
+			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)),
+				msg: fmt.Sprintf("renewal does not test %s > clock_timestamp(): it revives a lease that has expired", n.expiry)})
+			return
+		}
+	}
+}
+
+// arms returns the alternatives of a condition: its conjuncts, or, where
+// one of them is an OR, the other conjuncts with each of its terms in turn
+// (a = 1 AND (b OR c) has the arms a = 1 AND b and a = 1 AND c).
+func arms(where *pg_query.Node) [][]*pg_query.Node {
+	conj := pgsql.Conjuncts(where)
+	for i, c := range conj {
+		b := c.GetBoolExpr()
+		if b == nil || b.Boolop != pg_query.BoolExprType_OR_EXPR {
+			continue
+		}
+		rest := slices.Concat(conj[:i], conj[i+1:])
+		var out [][]*pg_query.Node
+		for _, d := range b.Args {
+			for _, arm := range arms(d) {
+				out = append(out, slices.Concat(rest, arm))
+			}
+		}
+		return out
+	}
+	return [][]*pg_query.Node{conj}
+}
+
+// releases reports whether the assignments of an UPDATE end the lease
+// rather than extend it: expiry set to NULL, to -infinity or to the
+// database clock itself, or the holder cleared.
+func (n *names) releases(targets []*pg_query.Node) bool {
+	for _, t := range targets {
+		rt := t.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		v := rt.Val
+		if tc := v.GetTypeCast(); tc != nil {
+			v = tc.Arg
+		}
+		switch rt.Name {
+		case n.expiry:
+			if isNull(v) || isString(v, "-infinity") {
+				return true
+			}
+			if k, _, _ := clockOf(v); k != noClock && k != paramClock {
+				return true // the clock itself, no interval added
+			}
+		case n.holder:
+			if isNull(v) || isString(v, "") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isNull(v *pg_query.Node) bool {
+	c := v.GetAConst()
+	return c != nil && c.Isnull
+}
+
+func isString(v *pg_query.Node, s string) bool {
+	c := v.GetAConst()
+	return c != nil && c.GetSval() != nil && strings.EqualFold(c.GetSval().Sval, s)
+}
+
+// checkLeaseInsert checks that an INSERT into the lease table (a first
+// acquisition) sets expiry from the database clock.
+func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.InsertStmt) {
+	verb := "INSERT into " + n.display(s.Relation.Relname)
+	col, epochCol := -1, -1
+	for i, c := range s.Cols {
+		switch c.GetResTarget().GetName() {
+		case n.expiry:
+			col = i
+		case n.epoch:
+			epochCol = i
+		}
+	}
+	if s.OnConflictClause == nil && !setsColumn(s.Cols, n.holder) {
+		return // a row that nobody holds (a queued message): no acquisition
+	}
+	sel := s.SelectStmt.GetSelectStmt()
+	if s.OnConflictClause == nil && sel != nil && epochCol >= 0 {
+		for _, row := range sel.ValuesLists {
+			if items := row.GetList().GetItems(); epochCol < len(items) && n.copies(items[epochCol], s.Relation, nil) {
+				return
+			}
+		}
+	}
+	if col >= 0 {
+		st.lease = max(st.lease, acquired)
+	}
+	if sel != nil && col >= 0 {
+		for _, row := range sel.ValuesLists {
+			if items := row.GetList().GetItems(); col < len(items) {
+				n.checkExpiryValue(p, st, verb, items[col], -1)
+			}
+		}
+	}
+	if oc := s.OnConflictClause; oc != nil {
+		if oc.WhereClause != nil || oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING {
+			st.lease = renewal // the row may not be taken: rows affected say whether it was
+		}
+		if n.releases(oc.TargetList) {
+			return
+		}
+		for _, t := range oc.TargetList {
+			if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry && !excluded(rt.Val) {
+				n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
+			}
+		}
+		if setsColumn(oc.TargetList, n.expiry) && oc.WhereClause != nil {
+			n.checkRenewal(p, st, verb, s.Relation, oc.WhereClause)
+		}
+	}
+}
+
+// copies reports whether val, written to the epoch column of rel by a
+// statement with condition where, is the epoch as the caller gave it,
+// replacing one the statement does not test: a row copied in (a fixture,
+// an import, a restore), not an acquisition, renewal or takeover, and the
+// rule does not judge its expiry. A takeover that computes the next epoch
+// in Go tests the one it replaces (WHERE epoch = $4); one in SQL adds to
+// it.
+func (n *names) copies(val *pg_query.Node, rel *pg_query.RangeVar, where *pg_query.Node) bool {
+	if n.adds(val) {
+		return false
+	}
+	param := false
+	pgsql.Walk(val, func(x *pg_query.Node) bool {
+		param = param || x.GetParamRef() != nil
+		return !param
+	})
+	if !param {
+		return false
+	}
+	t := newTests(n, rel)
+	t.add(where)
+	return !t.epoch
+}
+
+// checkExpiryValue reports an expiry computed without the database clock.
+func (n *names) checkExpiryValue(p *pgsql.Parsed, st *statement, verb string, val *pg_query.Node, loc int) {
+	kind, text, at := clockIn(val)
+	if kind == wallClock || kind == stmtClock || kind == txClock || hasPlaceholder(val) {
+		return
+	}
+	if loc < 0 {
+		loc = at
+	}
+	if kind == paramClock {
+		st.problems = append(st.problems, problem{off: p.Orig(loc),
+			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, n.expiry, p.Spell(at, text))})
+		return
+	}
+	if isNull(val) {
+		return
+	}
+	st.problems = append(st.problems, problem{off: p.Orig(loc),
+		msg: fmt.Sprintf("%s sets %s without the database clock: compute it from clock_timestamp()", verb, n.expiry)})
+}
+
+// setsColumn reports whether an UPDATE's or ON CONFLICT's assignments set
+// col.
+func setsColumn(targets []*pg_query.Node, col string) bool {
+	for _, t := range targets {
+		if t.GetResTarget().GetName() == col {
+			return true
+		}
+	}
+	return false
+}
+
+func insertSetsEpoch(s *pg_query.InsertStmt, epoch string) bool {
+	if oc := s.OnConflictClause; oc != nil && setsColumn(oc.TargetList, epoch) {
+		return true
+	}
+	return setsColumn(s.Cols, epoch)
+}
+
+// excluded reports whether val is EXCLUDED.col, the value the INSERT
+// proposed, which the INSERT's own check covers.
+func excluded(val *pg_query.Node) bool {
+	parts := pgsql.Ident(val)
+	return len(parts) == 2 && strings.EqualFold(parts[0], "excluded")
+}
