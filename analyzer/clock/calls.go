@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // call applies a call: its result's labels, and its SQL sinks.

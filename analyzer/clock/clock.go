@@ -16,6 +16,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
+	"github.com/leaseguard/leaseguard/analyzer/internal/postdom"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
@@ -173,7 +174,7 @@ type checker struct {
 	globals map[*ssa.Global]labelled
 	frees   map[*ssa.FreeVar]labelled
 
-	doms map[*ssa.Function]*postdom // built when a clock decides a branch
+	doms map[*ssa.Function]*postdom.Tree // built when a clock decides a branch
 
 	// The fixpoint's worklist. A function is analysed again only when
 	// something it read changed: the summary of a function of the package
@@ -227,7 +228,7 @@ func (c *checker) summarize(info *buildssa.SSA) []finding {
 	c.fields = make(map[fieldKey]labelled)
 	c.globals = make(map[*ssa.Global]labelled)
 	c.frees = make(map[*ssa.FreeVar]labelled)
-	c.doms = make(map[*ssa.Function]*postdom)
+	c.doms = make(map[*ssa.Function]*postdom.Tree)
 	c.readers = make(map[any][]*ssa.Function)
 	c.read = make(map[dependency]bool)
 	c.queued = make(map[*ssa.Function]bool)

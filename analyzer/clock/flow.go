@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/postdom"
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 )
 
@@ -236,14 +237,14 @@ func (f *flow) firstSQL() string {
 
 // controls returns the first SQL call that the branch at the end of b
 // controls, if any: a call whose block is control dependent on it, directly or
-// through the branches it decides (see postdom).
+// through the branches it decides (see package postdom).
 func (f *flow) controls(b *ssa.BasicBlock) (sqlCall, bool) {
 	dom := f.c.doms[f.fn]
 	if dom == nil {
-		dom = newPostdom(f.fn)
+		dom = postdom.New(f.fn)
 		f.c.doms[f.fn] = dom
 	}
-	decided := dom.controlled(b.Index)
+	decided := dom.Controlled(b.Index)
 	for _, blk := range f.fn.Blocks { // in order, for a deterministic name
 		if call, ok := f.sqlBlocks[blk]; ok && decided[blk.Index] {
 			return call, true

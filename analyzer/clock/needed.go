@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // facts computes and exports the facts of a package that is no lease

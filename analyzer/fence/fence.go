@@ -20,9 +20,9 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // Name is the rule's name: its analyzer name, flag prefix, diagnostic

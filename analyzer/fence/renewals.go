@@ -10,7 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 )
 
 // Renews is the fact that a function renews its holder's lease and returns

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // checkRows reports a fenced write, renewal or takeover (what) sent by Exec

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
-	"github.com/leaseguard/leaseguard/analyzer/sqlcall"
 )
 
 // upperDB is the import path of upper/db, the query builder whose chains

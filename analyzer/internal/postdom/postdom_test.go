@@ -1,4 +1,4 @@
-package clock
+package postdom
 
 import (
 	"go/ast"
@@ -109,7 +109,7 @@ func TestControlled(t *testing.T) {
 		t.Run(tc.fn+"/"+tc.branch, func(t *testing.T) {
 			fn := pkg.Func(tc.fn)
 			branch := branchOn(t, fn, tc.branch)
-			decided := newPostdom(fn).controlled(branch.Index)
+			decided := New(fn).Controlled(branch.Index)
 			for callee, want := range tc.decided {
 				if got := decided[blockCalling(t, fn, callee).Index]; got != want {
 					t.Errorf("the branch on %s decides whether %s runs: %v, want %v", tc.branch, callee, got, want)

@@ -1,8 +1,10 @@
-package clock
+// Package postdom computes post-dominator trees of SSA functions and, from
+// them, control dependence: which blocks a branch decides.
+package postdom
 
 import "golang.org/x/tools/go/ssa"
 
-// postdom is the post-dominator tree of a function's control-flow graph,
+// A Tree is the post-dominator tree of a function's control-flow graph,
 // for control dependence: which blocks a branch decides.
 //
 // The graph has a virtual exit that every block without successors leads
@@ -17,15 +19,16 @@ import "golang.org/x/tools/go/ssa"
 //
 // Nodes 0 to n-1 are the function's blocks, by index; node n is the exit;
 // the nodes after it stand before the heads of loops that never exit.
-type postdom struct {
+type Tree struct {
 	n     int
 	succs [][]int // each node's successors, the virtual edges included
 	ipdom []int   // each node's immediate post-dominator; the exit's is itself
 }
 
-func newPostdom(fn *ssa.Function) *postdom {
+// New builds the post-dominator tree of fn.
+func New(fn *ssa.Function) *Tree {
 	n := len(fn.Blocks)
-	p := &postdom{n: n, succs: make([][]int, n+1)}
+	p := &Tree{n: n, succs: make([][]int, n+1)}
 	for _, b := range fn.Blocks {
 		if len(b.Succs) == 0 {
 			p.succs[b.Index] = []int{n}
@@ -41,7 +44,7 @@ func newPostdom(fn *ssa.Function) *postdom {
 }
 
 // preds returns each node's predecessors.
-func (p *postdom) preds() [][]int {
+func (p *Tree) preds() [][]int {
 	preds := make([][]int, len(p.succs))
 	for v, ss := range p.succs {
 		for _, s := range ss {
@@ -53,7 +56,7 @@ func (p *postdom) preds() [][]int {
 
 // fromExit returns the nodes that reach the exit, in post-order of a
 // depth-first search from the exit against the edges.
-func (p *postdom) fromExit() []int {
+func (p *Tree) fromExit() []int {
 	preds := p.preds()
 	seen := make([]bool, len(p.succs))
 	var order []int
@@ -81,7 +84,7 @@ func (p *postdom) fromExit() []int {
 // before its head: the blocks that reach no exit form strongly connected
 // components, and those that no edge leaves are the endless loops (every
 // other such block leads into one).
-func (p *postdom) breakEndlessLoops() {
+func (p *Tree) breakEndlessLoops() {
 	reaches := make([]bool, p.n+1)
 	order := p.fromExit()
 	if len(order) == p.n+1 {
@@ -120,7 +123,7 @@ func (p *postdom) breakEndlessLoops() {
 
 // components returns the strongly connected components of the blocks
 // that do not reach the exit (Tarjan's algorithm).
-func (p *postdom) components(reaches []bool) [][]int {
+func (p *Tree) components(reaches []bool) [][]int {
 	index := make([]int, p.n)
 	low := make([]int, p.n)
 	onStack := make([]bool, p.n)
@@ -172,7 +175,7 @@ func (p *postdom) components(reaches []bool) [][]int {
 // build computes the immediate post-dominators, iteratively (Cooper,
 // Harvey and Kennedy, "A Simple, Fast Dominance Algorithm", on the
 // reversed graph).
-func (p *postdom) build() {
+func (p *Tree) build() {
 	order := p.fromExit()
 	po := make([]int, len(p.succs))
 	for i, v := range order {
@@ -216,13 +219,13 @@ func (p *postdom) build() {
 	}
 }
 
-// controlled returns the blocks that the branch at the end of block b
+// Controlled returns the blocks that the branch at the end of block b
 // decides whether they run, directly or through the branches it decides.
 // A block c is control dependent on b when c post-dominates a successor
 // of b but does not strictly post-dominate b: the blocks on the
 // post-dominator tree from each successor up to, not including, b's
 // immediate post-dominator (Ferrante, Ottenstein and Warren).
-func (p *postdom) controlled(b int) []bool {
+func (p *Tree) Controlled(b int) []bool {
 	out := make([]bool, p.n)
 	queued := make([]bool, p.n)
 	queued[b] = true
