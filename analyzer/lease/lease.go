@@ -11,7 +11,9 @@
 // checked: a package named release is not a lease package.
 //
 // Every rule requires the analyzer that New returns and reads its [Result]:
-// whether the package is a lease package, and its suppressions.
+// whether the package is a lease package, and its suppressions. A rule
+// reports through the Result's [Reporter], the reporting shell that
+// decides whether and where a finding is shown.
 package lease
 
 import (

@@ -1,5 +1,7 @@
-// Package testdir locates the repository's top-level testdata directory,
-// which holds the analyzers' fixtures and the end-to-end fixture modules.
+// Package testdir holds what tests need of the repository itself: where its
+// top-level testdata directory is (the analyzers' fixtures and the
+// end-to-end fixture modules), checks that keep its docs' links true, and
+// Track, for the tests that build and run its commands.
 package testdir
 
 import (
