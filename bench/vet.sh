@@ -50,9 +50,10 @@
 # LEASEGUARD_BENCH_CONTENDERS picks some of them (default: all), e.g.
 # "noop leaseguard" for the paired ratio against the floor alone.
 # Every go vet run defeats the vet result cache with a salted copy of its
-# tool (../shared/tools/vet-once.sh's method, inlined: every vet action,
+# tool (a copy with bytes appended has another content hash, which -V=full
+# reports and the go command keys vet results on): every vet action,
 # dependencies' facts-only ones included, reruns; every compile action
-# still hits). Wall time and peak memory (max RSS of the process tree's
+# still hits. Wall time and peak memory (max RSS of the process tree's
 # largest process, /usr/bin/time -v) per run go to $OUT/runs.tsv; the
 # summary prints medians, the median of paired ratios against noop, and
 # against a peer where one is the measure: golangci-lg against golangci,
