@@ -24,6 +24,10 @@ import (
 // category and //leaseguard:allow name.
 const Name = "clock"
 
+// scope is where the rule reports, and exports facts from: not in test
+// files, which set up on purpose a lease that expires by their own clock.
+const scope = lease.NoTests
+
 const doc = `check that the process clock does not decide a write in a lease package
 
 Two processes' clocks disagree; the database has one. A fenced write must let
@@ -46,7 +50,8 @@ reported, nor a clock value that an INSERT or UPDATE only stamps into a table
 whose times nothing in the package judges: no statement compares its columns
 by order, it is not the lease table, and the write names no lease column.
 Timers, tickers, time.Sleep, time.After and context deadlines schedule; they
-do not decide, and are not clock reads.`
+do not decide, and are not clock reads. Test files are not checked: a test
+sets up on purpose a lease that expires by its own clock.`
 
 // ReturnsClock is the fact that a function's result derives from a clock
 // read, so that helpers in other packages are seen through.
@@ -203,7 +208,7 @@ type fieldKey struct {
 func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 	findings := c.summarize(info)
 	c.export()
-	rep := res.Reporter(c.pass, Name, lease.AllFiles)
+	rep := res.Reporter(c.pass, Name, scope)
 	// A read that does the same to several calls is reported once (the
 	// Reporter shows a message at a place once), with the first of them.
 	slices.SortFunc(findings, func(a, b finding) int {
@@ -276,11 +281,12 @@ func (c *checker) changed(key any) {
 	}
 }
 
-// export exports the facts of the functions that other packages can call.
+// export exports the facts of the functions that other checked packages
+// can call: exported, outside test files.
 func (c *checker) export() {
 	for fn, s := range c.sums {
 		obj, ok := fn.Object().(*types.Func)
-		if !ok || obj.Pkg() != c.pass.Pkg || !obj.Exported() {
+		if !ok || obj.Pkg() != c.pass.Pkg || !obj.Exported() || !scope.Covers(c.pass.Fset, obj.Pos()) {
 			continue
 		}
 		if s.returns != nil && returnsValue(obj) {
