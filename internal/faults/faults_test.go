@@ -130,10 +130,7 @@ func startCluster(t *testing.T, settings ...string) *pgcluster.Server {
 	t.Helper()
 	srv, err := pgcluster.Start(pgcluster.Options{Settings: settings})
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no PostgreSQL cluster for the fault suite, and CI is set: %v", err)
-		}
-		t.Skipf("no PostgreSQL cluster for the fault suite: %v", err)
+		testdir.Unavailable(t, "no PostgreSQL cluster for the fault suite: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := srv.Stop(); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/leaseguard/leaseguard/internal/pgcluster"
+	"github.com/leaseguard/leaseguard/internal/testdir"
 )
 
 // EnvURL names the environment variable that points the tests at an existing
@@ -73,10 +74,7 @@ func Shared(tb testing.TB) *pgcluster.Server {
 		}
 	})
 	if sharedErr != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("pgtest: no PostgreSQL for this test, and CI is set: %v", sharedErr)
-		}
-		tb.Skipf("pgtest: no PostgreSQL: %v", sharedErr)
+		testdir.Unavailable(tb, "pgtest: no PostgreSQL: %v", sharedErr)
 	}
 	return shared
 }

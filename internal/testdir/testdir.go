@@ -1,14 +1,17 @@
 // Package testdir holds what tests need of the repository itself: where its
 // top-level testdata directory is (the analyzers' fixtures and the
-// end-to-end fixture modules), checks that keep its docs' links true, and
-// Track, for the tests that build and run its commands.
+// end-to-end fixture modules), checks that keep its docs' links true,
+// Track, for the tests that build and run its commands, and Unavailable,
+// the rule that a test skips for want of a server or a tag, but not in CI.
 package testdir
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"testing"
 )
 
 // Root returns the absolute path of the top-level testdata directory, the
@@ -41,4 +44,17 @@ func Track() error {
 		_, err = os.Stat(path)
 		return err
 	})
+}
+
+// Unavailable stops tb for want of something the repository does not hold
+// (a PostgreSQL server, a build tag): it skips tb with the reason, except
+// when the CI environment variable is set, where a skip would hide a
+// missing install step, and it fails tb instead.
+func Unavailable(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	reason := fmt.Sprintf(format, args...)
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("%s; CI is set, so this test must run", reason)
+	}
+	tb.Skip(reason)
 }
