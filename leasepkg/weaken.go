@@ -19,7 +19,8 @@ import (
 // is the package's only way to weaken a Manager, and it exists only in
 // builds with the leaseguard_weaken tag, which no normal build sets
 // (scripts/test.sh sets it for the tests, the fault suite for its weakened
-// worker; without it those tests skip their negative controls). In other
+// worker; without it leasepkg's tests skip their negative control, or
+// fail when CI is set). In other
 // builds a Manager's statements are the constants that New assigns and
 // nothing else writes them, which is what leaseguard checks.
 func Weaken(m *Manager, part string) error {
