@@ -2,6 +2,7 @@ package testdir
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,18 +64,30 @@ func CheckLink(dir, link string) error {
 	return fmt.Errorf("%s: %s has no heading with anchor #%s", link, filepath.Base(file), anchor)
 }
 
+// prose yields the lines of the Markdown text src outside fenced code
+// blocks, without their line endings.
+func prose(src string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		fenced := false
+		for line := range strings.Lines(src) {
+			line = strings.TrimRight(line, "\n")
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+				continue
+			}
+			if !fenced && !yield(line) {
+				return
+			}
+		}
+	}
+}
+
 // Headings returns the text of the Markdown headings of src, outside
 // fenced code blocks.
 func Headings(src string) []string {
 	var hs []string
-	fenced := false
-	for line := range strings.Lines(src) {
-		line = strings.TrimRight(line, "\n")
-		if strings.HasPrefix(line, "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || !strings.HasPrefix(line, "#") {
+	for line := range prose(src) {
+		if !strings.HasPrefix(line, "#") {
 			continue
 		}
 		if h := strings.TrimLeft(line, "#"); strings.HasPrefix(h, " ") {
@@ -97,15 +110,7 @@ func Anchor(heading string) string {
 // into the repository (not http, https or mailto), outside code.
 func Links(src string) []string {
 	var links []string
-	fenced := false
-	for line := range strings.Lines(src) {
-		if strings.HasPrefix(line, "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced {
-			continue
-		}
+	for line := range prose(src) {
 		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
 			target := m[1]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
