@@ -1,0 +1,297 @@
+package depcheck_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/leaseguard/leaseguard/analyzer"
+	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/internal/depcheck"
+	"github.com/leaseguard/leaseguard/internal/testdir"
+)
+
+// envFact marks a function that reaches os.Getenv.
+type envFact struct{ Via string }
+
+func (*envFact) AFact()           {}
+func (f *envFact) String() string { return "reaches os.Getenv via " + f.Via }
+
+// countFact counts the functions that reach os.Getenv in a package and,
+// through their facts, its imports.
+type countFact struct{ N int }
+
+func (*countFact) AFact()           {}
+func (f *countFact) String() string { return fmt.Sprint(f.N) }
+
+// decls is required by env: a result passed within a package.
+var decls = &analysis.Analyzer{
+	Name:       "decls",
+	Doc:        "lists the package's function declarations",
+	ResultType: reflect.TypeFor[[]*ast.FuncDecl](),
+	Run: func(pass *analysis.Pass) (any, error) {
+		var fns []*ast.FuncDecl
+		for _, f := range pass.Files {
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Body != nil {
+					fns = append(fns, fn)
+				}
+			}
+		}
+		return fns, nil
+	},
+}
+
+// env marks the functions that reach os.Getenv, through other packages'
+// functions by their facts, and reports each call to one and each
+// package's count.
+var env = &analysis.Analyzer{
+	Name:      "env",
+	Doc:       "reports calls that reach os.Getenv",
+	Requires:  []*analysis.Analyzer{decls},
+	FactTypes: []analysis.Fact{new(envFact), new(countFact)},
+	Run: func(pass *analysis.Pass) (any, error) {
+		reaches := func(call *ast.CallExpr) (string, bool) {
+			fn := typeutil.StaticCallee(pass.TypesInfo, call)
+			if fn == nil || fn.Pkg() == nil {
+				return "", false
+			}
+			if fn.Pkg().Path() == "os" && fn.Name() == "Getenv" {
+				return "os.Getenv", true
+			}
+			var f envFact
+			if pass.ImportObjectFact(fn, &f) {
+				return fn.FullName() + " <- " + f.Via, true
+			}
+			return "", false
+		}
+		fns := pass.ResultOf[decls].([]*ast.FuncDecl)
+		n := 0
+		for changed := true; changed; {
+			changed = false
+			for _, fn := range fns {
+				obj := pass.TypesInfo.Defs[fn.Name]
+				if pass.ImportObjectFact(obj, new(envFact)) {
+					continue
+				}
+				ast.Inspect(fn.Body, func(node ast.Node) bool {
+					if call, ok := node.(*ast.CallExpr); ok && !changed {
+						if via, ok := reaches(call); ok {
+							pass.ExportObjectFact(obj, &envFact{Via: via})
+							n++
+							changed = true
+						}
+					}
+					return !changed
+				})
+			}
+		}
+		for _, imp := range pass.Pkg.Imports() {
+			var c countFact
+			if pass.ImportPackageFact(imp, &c) {
+				n += c.N
+			}
+		}
+		pass.ExportPackageFact(&countFact{N: n})
+		for _, f := range pass.Files {
+			ast.Inspect(f, func(node ast.Node) bool {
+				if call, ok := node.(*ast.CallExpr); ok {
+					if via, ok := reaches(call); ok {
+						pass.Reportf(call.Pos(), "call reaches %s", via)
+					}
+				}
+				return true
+			})
+		}
+		if len(pass.Files) > 0 { // not unsafe
+			pass.Reportf(pass.Files[0].Package, "%s: %d functions reach os.Getenv", pass.Pkg.Path(), n)
+		}
+		return nil, nil
+	},
+}
+
+// TestLikeChecker checks that depcheck reports what checker.Analyze
+// reports with every package loaded from source: a probe analyzer whose
+// facts cross export data two imports deep, a method's fact, and a test
+// variant (q, compiled again for p's external test, passes p's type to
+// it); and leaseguard's rules on the example.
+func TestLikeChecker(t *testing.T) {
+	var cfg config.Config
+	cfg.Lease.Packages = config.Patterns{"example.com/shop/lease"}
+	for _, tc := range []struct {
+		dir, path string
+		analyzers []*analysis.Analyzer
+		must      []string
+	}{
+		{"depcheck", "example.com/dc/p", []*analysis.Analyzer{env}, []string{
+			"example.com/dc/p p/p.go:17:26: env: call reaches example.com/dc/r.X <- example.com/dc/s.Env <- os.Getenv",
+			"example.com/dc/p p/p.go:20:26: env: call reaches (example.com/dc/r.T).M <- example.com/dc/r.X <- example.com/dc/s.Env <- os.Getenv",
+			"example.com/dc/p_test [example.com/dc/p.test] p/x_test.go:13:38: env: call reaches example.com/dc/q.F <- example.com/dc/p.G <- os.Getenv",
+			"example.com/dc/p_test [example.com/dc/p.test] p/x_test.go:13:61: env: call reaches example.com/dc/p.FromTest <- example.com/dc/p.G <- os.Getenv",
+		}},
+		{"depcheck", "example.com/dc/r", []*analysis.Analyzer{env}, []string{
+			"example.com/dc/r_test [example.com/dc/r.test] r/r_test.go:13:32: env: call reaches example.com/dc/r.X <- example.com/dc/s.Env <- os.Getenv",
+		}},
+		{"example", "example.com/shop/lease", analyzer.New(&cfg), []string{
+			"example.com/shop/lease lease/lease.go:",
+		}},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			dir := filepath.Join(testdir.Root(), tc.dir)
+			roots, err := depcheck.Run(dir, tc.path, nil, tc.analyzers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range roots {
+				for _, d := range r.Diagnostics {
+					got = append(got, finding(t, dir, r.ID, r.Fset, d.Analyzer, d.Diagnostic))
+				}
+			}
+			want := fromChecker(t, dir, tc.path, tc.analyzers)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("depcheck:\n%s\nchecker.Analyze:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for _, m := range tc.must {
+				if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, m) }) {
+					t.Errorf("no finding %q among:\n%s", m, strings.Join(got, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// fromChecker returns what checker.Analyze reports on path and its test
+// variants, loaded from source with their imports.
+func fromChecker(t *testing.T, dir, path string, analyzers []*analysis.Analyzer) []string {
+	t.Helper()
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax, Dir: dir, Tests: true}, path)
+	if err != nil || packages.PrintErrors(pkgs) > 0 {
+		t.Fatalf("loading %s: %v", path, err)
+	}
+	graph, err := checker.Analyze(analyzers, pkgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, act := range graph.Roots {
+		if act.Err != nil {
+			t.Fatalf("%s: %v", act, act.Err)
+		}
+		if strings.HasSuffix(act.Package.ID, ".test") {
+			continue // go test's generated main
+		}
+		for _, d := range act.Diagnostics {
+			out = append(out, finding(t, dir, act.Package.ID, act.Package.Fset, act.Analyzer, d))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// finding formats d with its package, analyzer, positions relative to dir,
+// URL and related information.
+func finding(t *testing.T, dir, id string, fset *token.FileSet, a *analysis.Analyzer, d analysis.Diagnostic) string {
+	t.Helper()
+	pos := func(p token.Pos) string {
+		if !p.IsValid() {
+			return "-"
+		}
+		posn := fset.Position(p)
+		if rel, err := filepath.Rel(dir, posn.Filename); err == nil {
+			posn.Filename = filepath.ToSlash(rel)
+		}
+		return posn.String()
+	}
+	s := fmt.Sprintf("%s %s: %s: %s (to %s, %s)", id, pos(d.Pos), a.Name, d.Message, pos(d.End), d.URL)
+	for _, r := range d.Related {
+		s += fmt.Sprintf("\n\t%s-%s: %s", pos(r.Pos), pos(r.End), r.Message)
+	}
+	return s
+}
+
+// TestErrors checks that a failure says what failed, on which package,
+// and that a panic in an analyzer is an error, not a crash.
+func TestErrors(t *testing.T) {
+	dir := filepath.Join(testdir.Root(), "depcheck")
+	panics := &analysis.Analyzer{
+		Name:      "panics",
+		Doc:       "panics on r",
+		FactTypes: []analysis.Fact{new(countFact)},
+		Run: func(pass *analysis.Pass) (any, error) {
+			if pass.Pkg.Path() == "example.com/dc/r" {
+				panic("r")
+			}
+			return nil, nil
+		},
+	}
+	for _, tc := range []struct {
+		path      string
+		analyzers []*analysis.Analyzer
+		want      string
+	}{
+		{"example.com/dc/bad", []*analysis.Analyzer{env}, `example.com/dc/bad/broken: # example.com/dc/bad/broken
+bad/broken/broken.go:5:23: cannot use "n"`}, // go list -export compiles it
+		{"example.com/dc/bad/broken", []*analysis.Analyzer{env}, "type-checking example.com/dc/bad/broken: " + filepath.Join(testdir.Root(), "depcheck", "bad/broken/broken.go") + `:5:23: cannot use "n"`},
+		{"example.com/dc/nope", []*analysis.Analyzer{env}, "example.com/dc/nope"},
+		{"example.com/dc/p", []*analysis.Analyzer{panics}, "panics on example.com/dc/r: panic: r"},
+	} {
+		_, err := depcheck.Run(dir, tc.path, nil, tc.analyzers)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Run(%s): %v, want an error with %q", tc.path, err, tc.want)
+		}
+	}
+}
+
+// TestAllFacts checks Pass.AllObjectFacts and AllPackageFacts: the
+// analyzer's facts on the package's own objects and on its imports'.
+func TestAllFacts(t *testing.T) {
+	var objects, packages []string
+	all := &analysis.Analyzer{
+		Name:      "all",
+		Doc:       "marks every exported function and lists the facts it can see",
+		FactTypes: []analysis.Fact{new(envFact), new(countFact)},
+		Run: func(pass *analysis.Pass) (any, error) {
+			for _, name := range pass.Pkg.Scope().Names() {
+				if fn, ok := pass.Pkg.Scope().Lookup(name).(*types.Func); ok && fn.Exported() {
+					pass.ExportObjectFact(fn, &envFact{})
+				}
+			}
+			pass.ExportPackageFact(&countFact{})
+			if pass.Pkg.Path() == "example.com/dc/p" && !strings.HasSuffix(pass.Files[0].Name.Name, "_test") {
+				for _, f := range pass.AllObjectFacts() {
+					objects = append(objects, f.Object.Pkg().Path()+"."+f.Object.Name())
+				}
+				for _, f := range pass.AllPackageFacts() {
+					packages = append(packages, f.Package.Path())
+				}
+			}
+			return nil, nil
+		},
+	}
+	if _, err := depcheck.Run(filepath.Join(testdir.Root(), "depcheck"), "example.com/dc/q", nil, []*analysis.Analyzer{all}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(objects)
+	slices.Sort(packages)
+	for _, want := range []string{"example.com/dc/p.G", "example.com/dc/p.Use", "example.com/dc/r.X", "example.com/dc/r.Y"} {
+		if !slices.Contains(objects, want) {
+			t.Errorf("AllObjectFacts: %q, want %s among them", objects, want)
+		}
+	}
+	if !slices.Contains(packages, "example.com/dc/p") || !slices.Contains(packages, "example.com/dc/r") {
+		t.Errorf("AllPackageFacts: %q, want p and r among them", packages)
+	}
+}

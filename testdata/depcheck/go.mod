@@ -1,0 +1,3 @@
+module example.com/dc
+
+go 1.26
