@@ -19,7 +19,7 @@ cache=${LEASEGUARD_CACHE:-$(go env GOCACHE)/leaseguard}/golangci-$version
 mkdir -p "$cache"
 
 # The sources that go into the binary: the plugin's packages, not their tests.
-set -- go.mod go.sum .custom-gcl.yml analyzer plugin ':(exclude)*_test.go' ':(exclude)**/testdata/**'
+set -- go.mod go.sum .custom-gcl.yml analyzer plugin internal/depcheck ':(exclude)*_test.go' ':(exclude)**/testdata/**'
 key=$(git ls-files -s -- "$@" | git hash-object --stdin)
 if ! git diff --quiet -- "$@" || [ -n "$(git ls-files --others --exclude-standard -- "$@")" ]; then
 	# Uncommitted changes: key on their content too.
