@@ -11,6 +11,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"net/url"
 	"os"
 	"reflect"
@@ -41,7 +42,6 @@ type pass struct {
 	g     *graph
 	n     *node
 	fset  *token.FileSet
-	pkgs  map[string]*types.Package // the universe's
 	tpkg  *types.Package
 	enc   objectpath.Encoder
 	own   map[ownKey]analysis.Fact // object facts on the package's own objects
@@ -56,14 +56,7 @@ type ownKey struct {
 // analyse parses and type-checks n, runs the analyzers on it and keeps its
 // facts, and its findings if it is a root.
 func (g *graph) analyse(n *node) error {
-	p := &pass{g: g, n: n, fset: token.NewFileSet(), own: make(map[ownKey]analysis.Fact), ownPk: make(map[reflect.Type]analysis.Fact)}
-	if u := n.universe; u != nil {
-		u.Lock()
-		defer u.Unlock()
-		p.pkgs = u.pkgs
-	} else {
-		p.pkgs = make(map[string]*types.Package)
-	}
+	p := &pass{g: g, n: n, fset: g.fset, own: make(map[ownKey]analysis.Fact), ownPk: make(map[reflect.Type]analysis.Fact)}
 	files, info, err := p.check()
 	if err != nil {
 		return err
@@ -83,8 +76,9 @@ func (g *graph) analyse(n *node) error {
 	}
 	n.facts = p.export()
 	if n.keep {
-		n.types = p.tpkg
-		p.pkgs[n.path()] = p.tpkg
+		g.types.Lock()
+		g.types.pkgs[n.path()] = p.tpkg
+		g.types.Unlock()
 	}
 	return nil
 }
@@ -147,16 +141,17 @@ func (p *pass) ImportFrom(path, _ string, _ types.ImportMode) (*types.Package, e
 		id = to
 	}
 	m := p.g.byID[id]
-	switch {
-	case m == nil:
+	if m == nil {
 		return nil, fmt.Errorf("%s is not among %s's imports", id, p.n.ImportPath)
-	case m.types != nil:
-		return m.types, nil
-	case m.Export == "":
-		return nil, fmt.Errorf("no export data for %s", id)
 	}
-	if pkg := p.pkgs[m.path()]; pkg != nil && pkg.Complete() {
-		return pkg, nil
+	u := &p.g.types
+	u.Lock()
+	defer u.Unlock()
+	if pkg := u.pkgs[m.path()]; pkg != nil && pkg.Complete() {
+		return pkg, nil // read before, or a test variant
+	}
+	if m.Export == "" {
+		return nil, fmt.Errorf("no export data for %s", id)
 	}
 	f, err := os.Open(m.Export)
 	if err != nil {
@@ -171,7 +166,7 @@ func (p *pass) ImportFrom(path, _ string, _ types.ImportMode) (*types.Package, e
 	if err != nil {
 		return nil, fmt.Errorf("reading export data for %s: %w", id, err)
 	}
-	return gcexportdata.Read(r, p.fset, p.pkgs, m.path())
+	return gcexportdata.Read(r, p.fset, u.pkgs, m.path())
 }
 
 // run runs a on the package, results holding what a requires.
@@ -308,8 +303,8 @@ func (p *pass) packageFact(pkg *types.Package, ptr analysis.Fact) bool {
 }
 
 // allObjectFacts implements Pass.AllObjectFacts: a's facts on this
-// package's objects and on those of the imports that its type-check
-// brought in.
+// package's objects and on those of the packages that its types refer
+// to, directly or not.
 func (p *pass) allObjectFacts(a *analysis.Analyzer) []analysis.ObjectFact {
 	var out []analysis.ObjectFact
 	for k, f := range p.own {
@@ -317,11 +312,7 @@ func (p *pass) allObjectFacts(a *analysis.Analyzer) []analysis.ObjectFact {
 			out = append(out, analysis.ObjectFact{Object: k.obj, Fact: f})
 		}
 	}
-	for path, pkg := range p.pkgs {
-		m := p.g.lookup(p.n, path)
-		if m == nil || m.facts == nil {
-			continue
-		}
+	for pkg, m := range p.imported() {
 		for k, f := range m.facts.obj {
 			if !isFactOf(a, k.t) {
 				continue
@@ -342,15 +333,36 @@ func (p *pass) allPackageFacts(a *analysis.Analyzer) []analysis.PackageFact {
 			out = append(out, analysis.PackageFact{Package: p.tpkg, Fact: f})
 		}
 	}
-	for path, pkg := range p.pkgs {
-		if m := p.g.lookup(p.n, path); m != nil && m.facts != nil {
-			for t, f := range m.facts.pkg {
-				if isFactOf(a, t) {
-					out = append(out, analysis.PackageFact{Package: pkg, Fact: f})
-				}
+	for pkg, m := range p.imported() {
+		for t, f := range m.facts.pkg {
+			if isFactOf(a, t) {
+				out = append(out, analysis.PackageFact{Package: pkg, Fact: f})
 			}
 		}
 	}
+	return out
+}
+
+// imported returns the packages that the package's types refer to,
+// directly or not, with their nodes, for those that have facts.
+func (p *pass) imported() map[*types.Package]*node {
+	out := make(map[*types.Package]*node)
+	var visit func(pkgs []*types.Package)
+	visit = func(pkgs []*types.Package) {
+		for _, pkg := range pkgs {
+			if _, ok := out[pkg]; ok {
+				continue
+			}
+			if m := p.g.lookup(p.n, pkg.Path()); m != nil && m.facts != nil {
+				out[pkg] = m
+			} else {
+				out[pkg] = nil
+			}
+			visit(pkg.Imports())
+		}
+	}
+	visit(p.tpkg.Imports())
+	maps.DeleteFunc(out, func(_ *types.Package, m *node) bool { return m == nil })
 	return out
 }
 
