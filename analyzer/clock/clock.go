@@ -105,7 +105,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
 		if res.Lease {
 			c.fieldFlow = true
-			c.ssa = build.Get()
+			c.ssa = build.Production() // the rule checks no test files
 			c.run(res, c.ssa)
 			return nil, nil
 		}

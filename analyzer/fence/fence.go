@@ -72,7 +72,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		// Flags are parsed, and checked, before the first run: the
 		// settings are final and valid here.
 		f := cfg.Fence
-		info := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Get()
+		info := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Production() // the rule checks no test files
 		c := &checker{pass: pass, rep: res.Reporter(pass, Name, lease.NoTests), cfg: f}
 		c.run(info)
 		c.rep.Finish()

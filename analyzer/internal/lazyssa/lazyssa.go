@@ -9,9 +9,11 @@ package lazyssa
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
@@ -23,13 +25,21 @@ import (
 
 // SSA builds the package's SSA form on demand.
 type SSA struct {
-	pass *analysis.Pass
-	all  func() *buildssa.SSA
+	pass       *analysis.Pass
+	all        func() *buildssa.SSA
+	production func() *buildssa.SSA
 }
 
 // Get returns the package's SSA form, every function built, building it
 // on the first call. The rules of one package share it.
 func (s *SSA) Get() *buildssa.SSA { return s.all() }
+
+// Production returns the package's SSA form with bodies only for the
+// functions declared outside its _test.go files, as Only builds it with
+// the package-level variables, building it on the first call; for a
+// package without test files, Get's. The rules that check no test files
+// share it: a test variant's test functions are most of its code.
+func (s *SSA) Production() *buildssa.SSA { return s.production() }
 
 // Only builds the package's SSA form with bodies for the function
 // declarations that keep selects, and none for the others, as if they were
@@ -85,10 +95,21 @@ only the functions a rule asks for.`,
 	Run: func(pass *analysis.Pass) (any, error) {
 		// The pass, its syntax, types and noreturn result stay valid
 		// while the analyzers that require this one run on the package.
-		return &SSA{
-			pass: pass,
-			all:  sync.OnceValue(func() *buildssa.SSA { return build(pass, pass.Files, pass.TypesInfo) }),
-		}, nil
+		s := &SSA{pass: pass}
+		s.all = sync.OnceValue(func() *buildssa.SSA { return build(pass, pass.Files, pass.TypesInfo) })
+		s.production = sync.OnceValue(func() *buildssa.SSA {
+			tests := make(map[*token.File]bool)
+			for _, f := range pass.Files {
+				if tf := pass.Fset.File(f.FileStart); strings.HasSuffix(tf.Name(), "_test.go") {
+					tests[tf] = true
+				}
+			}
+			if len(tests) == 0 {
+				return s.all()
+			}
+			return s.Only(func(d *ast.FuncDecl) bool { return !tests[pass.Fset.File(d.Pos())] }, true)
+		})
+		return s, nil
 	},
 }
 
