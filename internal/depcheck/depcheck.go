@@ -261,6 +261,20 @@ func (g *graph) run(workers int) error {
 // it requires, and of those the ones that run on imports: those with
 // facts and what they require.
 func order(analyzers []*analysis.Analyzer) (all, facts []*analysis.Analyzer) {
+	all = requiring(analyzers)
+	var withFacts []*analysis.Analyzer
+	for _, a := range all {
+		if len(a.FactTypes) > 0 {
+			withFacts = append(withFacts, a)
+		}
+	}
+	return all, requiring(withFacts)
+}
+
+// requiring returns analyzers and everything they require, each after
+// what it requires.
+func requiring(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
+	var out []*analysis.Analyzer
 	seen := make(map[*analysis.Analyzer]bool)
 	var visit func(a *analysis.Analyzer)
 	visit = func(a *analysis.Analyzer) {
@@ -269,31 +283,11 @@ func order(analyzers []*analysis.Analyzer) (all, facts []*analysis.Analyzer) {
 			for _, req := range a.Requires {
 				visit(req)
 			}
-			all = append(all, a)
+			out = append(out, a)
 		}
 	}
 	for _, a := range analyzers {
 		visit(a)
 	}
-	need := make(map[*analysis.Analyzer]bool)
-	var mark func(a *analysis.Analyzer)
-	mark = func(a *analysis.Analyzer) {
-		if !need[a] {
-			need[a] = true
-			for _, req := range a.Requires {
-				mark(req)
-			}
-		}
-	}
-	for _, a := range all {
-		if len(a.FactTypes) > 0 {
-			mark(a)
-		}
-	}
-	for _, a := range all {
-		if need[a] {
-			facts = append(facts, a)
-		}
-	}
-	return all, facts
+	return out
 }

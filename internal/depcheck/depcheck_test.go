@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -293,5 +294,41 @@ func TestAllFacts(t *testing.T) {
 	}
 	if !slices.Contains(packages, "example.com/dc/p") || !slices.Contains(packages, "example.com/dc/r") {
 		t.Errorf("AllPackageFacts: %q, want p and r among them", packages)
+	}
+}
+
+// TestImportsOnlyForFacts checks that an analyzer without facts runs on
+// the package and its test variants only, and one with facts, with what
+// it requires, on every import too.
+func TestImportsOnlyForFacts(t *testing.T) {
+	var mu sync.Mutex
+	ran := make(map[string][]string) // analyzer -> packages
+	counting := func(name string, facts []analysis.Fact, requires ...*analysis.Analyzer) *analysis.Analyzer {
+		return &analysis.Analyzer{
+			Name: name, Doc: "records where it runs", FactTypes: facts, Requires: requires,
+			Run: func(pass *analysis.Pass) (any, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				ran[name] = append(ran[name], pass.Pkg.Path())
+				return nil, nil
+			},
+		}
+	}
+	required := counting("required", nil)
+	withFacts := counting("facts", []analysis.Fact{new(countFact)}, required)
+	without := counting("nofacts", nil)
+	if _, err := depcheck.Run(filepath.Join(testdir.Root(), "depcheck"), "example.com/dc/p", nil, []*analysis.Analyzer{withFacts, without}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ran["nofacts"])
+	if want := []string{"example.com/dc/p", "example.com/dc/p", "example.com/dc/p_test"}; !slices.Equal(ran["nofacts"], want) {
+		t.Errorf("an analyzer without facts ran on %q, want the package and its test variants: %q", ran["nofacts"], want)
+	}
+	for _, name := range []string{"facts", "required"} {
+		for _, want := range []string{"example.com/dc/s", "example.com/dc/q", "os"} {
+			if !slices.Contains(ran[name], want) {
+				t.Errorf("%s did not run on %s (it ran on %d packages)", name, want, len(ran[name]))
+			}
+		}
 	}
 }
