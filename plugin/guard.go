@@ -37,9 +37,9 @@ import (
 // package costs golangci-lint its own load. The second analysis goes one
 // package at a time, in dependency order, each type-checked from source
 // against its imports' export data and dropped once its facts are kept
-// (internal/depcheck): on prometheus with tsdb marked, 320 MB at its
+// (internal/depcheck): on prometheus with tsdb marked, 261 MiB at its
 // peak, where loading tsdb's graph from source with go/packages held
-// 1.7 GB. It reads the go command's environment (GOFLAGS=-tags=… reaches
+// 1,580 MiB (bench/graph.sh). It reads the go command's environment (GOFLAGS=-tags=… reaches
 // it; golangci-lint's build-tags setting does not), and analyses one
 // package's graph at a time, so that two lease packages' graphs are not in
 // memory at once.

@@ -8,9 +8,9 @@
 // results are dropped. What stays is the imports' types, read from export
 // data once for all the packages that import them, and the facts. On
 // prometheus's tsdb and its imports (692 packages), leaseguard's rules
-// take 6.2 s and 320 MB, where go/packages' LoadAllSyntax with
+// take 6.0 s and 261 MiB, where go/packages' LoadAllSyntax with
 // checker.Analyze, which holds the whole graph from source until the
-// analysis ends, takes 8.6 s and 1.7 GB.
+// analysis ends, takes 8.4 s and 1,580 MiB (bench/graph.sh).
 //
 // The go command lists the graph and builds the imports' export data (its
 // build cache keeps them), with the environment's GOFLAGS. The test
