@@ -134,3 +134,36 @@ func (l sarifLocation) String() string {
 	p := l.PhysicalLocation
 	return fmt.Sprintf("%s:%d:%d", p.ArtifactLocation.URI, p.Region.StartLine, p.Region.StartColumn)
 }
+
+// TestSARIFFlags checks that a rule's flag reaches the rule with -format
+// sarif, which analyses through go vet: -imports.strict adds the import
+// that reaches net/http only through another package.
+func TestSARIFFlags(t *testing.T) {
+	dir := example(t)
+	uris := func(args ...string) []string {
+		r := run(t, dir, binary, append(append([]string{"-format", "sarif"}, args...), "./...")...)
+		if r.code != 0 {
+			t.Fatalf("%q: exit %d\n%s", args, r.code, r.stderr)
+		}
+		var log struct {
+			Runs []struct {
+				Results []struct{ Locations []sarifLocation }
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &log); err != nil || len(log.Runs) != 1 {
+			t.Fatalf("%q: not one SARIF run: %v", args, err)
+		}
+		var out []string
+		for _, res := range log.Runs[0].Results {
+			out = append(out, res.Locations[0].String())
+		}
+		return out
+	}
+	const strictOnly = "lease/lease.go:11:2"
+	if got := uris(); slices.Contains(got, strictOnly) {
+		t.Errorf("without -imports.strict: a finding at %s", strictOnly)
+	}
+	if got := uris("-imports.strict"); !slices.Contains(got, strictOnly) {
+		t.Errorf("-imports.strict: no finding at %s among %q", strictOnly, got)
+	}
+}

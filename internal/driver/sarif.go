@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,8 +42,10 @@ func wantsSARIF(args []string) (bool, error) {
 // runSARIF analyzes the packages that args name, standalone, and writes
 // one SARIF 2.1.0 run to w, with a rule per analyzer and locations relative
 // to the module root. Only the packages that can have a finding are
-// loaded (see leaseRoots); cfg holds the analyzers' settings. Like -json, it exits 0 with findings, 1 on a tool
-// error, 2 on a bad flag.
+// analysed (see leaseRoots), through go vet as with text output (see
+// viaVet), or in process with -test=false, which go vet does not have;
+// cfg holds the analyzers' settings. Like -json, it exits 0 with
+// findings, 1 on a tool error, 2 on a bad flag.
 func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
 	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -88,6 +91,17 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 	if roots, ok := leaseRoots(patterns, *tests, config.NewMatcher(cfg.Lease.Packages)); ok {
 		if len(roots) == 0 {
 			return writeSARIF(w, stderr, run)
+		}
+		if *tests {
+			// Through go vet, as the text output goes (see viaVet); go
+			// vet always analyses test files.
+			var flags []string
+			fs.Visit(func(f *flag.Flag) {
+				if strings.Contains(f.Name, ".") { // an analyzer's
+					flags = append(flags, "-"+f.Name+"="+f.Value.String())
+				}
+			})
+			return sarifViaVet(flags, roots, run, ruleIndex, w, stderr)
 		}
 		patterns = roots
 	}
@@ -157,6 +171,73 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		return c
 	}
 	return code
+}
+
+// sarifViaVet analyses roots through go vet with flags and writes the
+// findings as results of run.
+func sarifViaVet(flags, roots []string, run sarifRun, ruleIndex map[string]int, w, stderr io.Writer) int {
+	tree, ok := vetTree(flags, roots, stderr)
+	if !ok {
+		return 1
+	}
+	diags, code := vetFindings(tree, stderr)
+	root := mainModuleDir()
+	for _, d := range diags {
+		rule := cmp.Or(d.Category, d.analyzer)
+		res := sarifResult{
+			RuleID:    rule,
+			RuleIndex: ruleIndex[rule],
+			Level:     "error",
+			Message:   sarifText{d.Message},
+			Locations: []sarifLocation{vetLocation(root, d.Posn, d.End)},
+		}
+		for i, r := range d.Related {
+			l := vetLocation(root, r.Posn, r.End)
+			l.ID, l.Message = i+1, &sarifText{r.Message}
+			res.RelatedLocations = append(res.RelatedLocations, l)
+		}
+		run.Results = append(run.Results, res)
+	}
+	if c := writeSARIF(w, stderr, run); c != 0 {
+		return c
+	}
+	return code
+}
+
+// vetLocation is a SARIF location for the range from posn to end, go
+// vet's file:line:col positions (posn alone when end is empty), relative
+// to the module root when it lies inside it.
+func vetLocation(root, posn, end string) sarifLocation {
+	file, line, col := splitPosn(posn)
+	endLine, endCol := line, col
+	if end != "" {
+		_, endLine, endCol = splitPosn(end)
+	}
+	return sarifLocation{PhysicalLocation: sarifPhysLocation{
+		ArtifactLocation: sarifArtifact{URI: relative(root, file), URIBaseID: "%SRCROOT%"},
+		Region:           sarifRegion{StartLine: line, StartColumn: col, EndLine: endLine, EndColumn: endCol},
+	}}
+}
+
+// relative returns file relative to root, with forward slashes, when it
+// lies inside root; else file as it is.
+func relative(root, file string) string {
+	rel, err := filepath.Rel(root, file)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return file
+	}
+	return filepath.ToSlash(rel)
+}
+
+// mainModuleDir returns the main module's directory, or the working
+// directory outside a module.
+func mainModuleDir() string {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if gomod := strings.TrimSpace(string(out)); err == nil && gomod != "" && gomod != os.DevNull {
+		return filepath.Dir(gomod)
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // The parts of SARIF 2.1.0 that leaseguard writes: one run, a rule per
@@ -241,12 +322,8 @@ func location(root string, fset *token.FileSet, pos, end token.Pos) sarifLocatio
 	if end.IsValid() {
 		last = fset.Position(end)
 	}
-	rel, err := filepath.Rel(root, posn.Filename)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = posn.Filename
-	}
 	return sarifLocation{PhysicalLocation: sarifPhysLocation{
-		ArtifactLocation: sarifArtifact{URI: filepath.ToSlash(rel), URIBaseID: "%SRCROOT%"},
+		ArtifactLocation: sarifArtifact{URI: relative(root, posn.Filename), URIBaseID: "%SRCROOT%"},
 		Region:           sarifRegion{StartLine: posn.Line, StartColumn: posn.Column, EndLine: last.Line, EndColumn: last.Column},
 	}}
 }

@@ -14,10 +14,10 @@ import (
 	"strings"
 )
 
-// Run standalone with text or JSON output, leaseguard hands the packages
-// it must analyse (see leaseRoots) to go vet, with itself as the vet tool:
-// the go command analyses each package in a process of its own, in
-// parallel, and caches each result (facts included) by the tool, its
+// Run standalone with text, JSON or SARIF output, leaseguard hands the
+// packages it must analyse (see leaseRoots) to go vet, with itself as the
+// vet tool: the go command analyses each package in a process of its own,
+// in parallel, and caches each result (facts included) by the tool, its
 // flags and the package's inputs, so a second run, or a run after an edit
 // to one file, analyses only what the edit changed. leaseguard prints go
 // vet's findings as its own. The flags that only the in-process checker
@@ -35,6 +35,8 @@ type vetDiagnostic struct {
 		End     string `json:"end"`
 		Message string `json:"message"`
 	} `json:"related,omitempty"`
+
+	analyzer string // the analyzer that reported it
 }
 
 // viaVet runs go vet -json on roots with this executable as the vet tool
@@ -44,37 +46,9 @@ type vetDiagnostic struct {
 // command's exit code: 1 when go vet failed, 3 for findings in text, else
 // 0.
 func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
+	tree, ok := vetTree(flags, roots, stderr)
+	if !ok {
 		return 1
-	}
-	args := append([]string{"vet", "-vettool=" + exe, "-json"}, flags...)
-	cmd := exec.Command("go", append(append(args, "--"), roots...)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, stderr
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			fmt.Fprintf(stderr, "leaseguard: go vet: %v\n", err)
-		}
-		return 1
-	}
-	// One tree per vet unit: package ID -> analyzer -> findings (or an
-	// error object).
-	tree := make(map[string]map[string]json.RawMessage)
-	dec := json.NewDecoder(&out)
-	for {
-		var unit map[string]map[string]json.RawMessage
-		if err := dec.Decode(&unit); err == io.EOF {
-			break
-		} else if err != nil {
-			fmt.Fprintf(stderr, "leaseguard: reading go vet's output: %v\n", err)
-			return 1
-		}
-		for id, byAnalyzer := range unit {
-			tree[id] = byAnalyzer
-		}
 	}
 	if jsonOut {
 		data, err := json.MarshalIndent(tree, "", "\t")
@@ -85,8 +59,62 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s\n", data)
 		return 0
 	}
-	var diags []vetDiagnostic
-	code := 0
+	diags, code := vetFindings(tree, stderr)
+	for _, d := range diags {
+		fmt.Fprintf(stderr, "%s: %s\n", d.Posn, d.Message)
+		for _, r := range d.Related {
+			fmt.Fprintf(stderr, "%s: \t%s\n", r.Posn, r.Message)
+		}
+	}
+	if code == 0 && len(diags) > 0 {
+		code = 3
+	}
+	return code
+}
+
+// vetTree runs go vet -json on roots with this executable as the vet tool
+// and flags as its flags, and returns its findings as one tree: package ID
+// -> analyzer -> findings (or an error object). ok is false when go vet
+// failed; it has said why on stderr.
+func vetTree(flags, roots []string, stderr io.Writer) (tree map[string]map[string]json.RawMessage, ok bool) {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
+		return nil, false
+	}
+	args := append([]string{"vet", "-vettool=" + exe, "-json"}, flags...)
+	cmd := exec.Command("go", append(append(args, "--"), roots...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			fmt.Fprintf(stderr, "leaseguard: go vet: %v\n", err)
+		}
+		return nil, false
+	}
+	// One tree per vet unit.
+	tree = make(map[string]map[string]json.RawMessage)
+	dec := json.NewDecoder(&out)
+	for {
+		var unit map[string]map[string]json.RawMessage
+		if err := dec.Decode(&unit); err == io.EOF {
+			return tree, true
+		} else if err != nil {
+			fmt.Fprintf(stderr, "leaseguard: reading go vet's output: %v\n", err)
+			return nil, false
+		}
+		for id, byAnalyzer := range unit {
+			tree[id] = byAnalyzer
+		}
+	}
+}
+
+// vetFindings returns the findings of tree in file order, once each (a
+// package and its test variant report the same finding), each with its
+// analyzer's name. An analyzer that failed on a package is reported on
+// stderr, and code is then 1, else 0.
+func vetFindings(tree map[string]map[string]json.RawMessage, stderr io.Writer) (diags []vetDiagnostic, code int) {
 	for id, byAnalyzer := range tree {
 		for name, raw := range byAnalyzer {
 			var ds []vetDiagnostic
@@ -98,24 +126,16 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 				code = 1
 				continue
 			}
+			for i := range ds {
+				ds[i].analyzer = name
+			}
 			diags = append(diags, ds...)
 		}
 	}
-	// A package and its test variant report the same finding once.
 	slices.SortFunc(diags, func(a, b vetDiagnostic) int {
 		return cmp.Or(comparePosn(a.Posn, b.Posn), strings.Compare(a.Message, b.Message))
 	})
-	diags = slices.CompactFunc(diags, func(a, b vetDiagnostic) bool { return a.Posn == b.Posn && a.Message == b.Message })
-	for _, d := range diags {
-		fmt.Fprintf(stderr, "%s: %s\n", d.Posn, d.Message)
-		for _, r := range d.Related {
-			fmt.Fprintf(stderr, "%s: \t%s\n", r.Posn, r.Message)
-		}
-	}
-	if code == 0 && len(diags) > 0 {
-		code = 3
-	}
-	return code
+	return slices.CompactFunc(diags, func(a, b vetDiagnostic) bool { return a.Posn == b.Posn && a.Message == b.Message }), code
 }
 
 // comparePosn orders file:line:col positions by file, then line and
