@@ -162,7 +162,6 @@ func (p *pass) ImportFrom(path, _ string, _ types.ImportMode) (*types.Package, e
 	// export data NewReader finds; from Go 1.28 a file that Read reads
 	// directly, which NewReader passes through.
 	r, err := gcexportdata.NewReader(bufio.NewReader(f)) //nolint:staticcheck // see above
-
 	if err != nil {
 		return nil, fmt.Errorf("reading export data for %s: %w", id, err)
 	}
