@@ -243,8 +243,7 @@ func TestErrors(t *testing.T) {
 		analyzers []*analysis.Analyzer
 		want      string
 	}{
-		{"example.com/dc/bad", []*analysis.Analyzer{env}, `example.com/dc/bad/broken: # example.com/dc/bad/broken
-bad/broken/broken.go:5:23: cannot use "n"`}, // go list -export compiles it
+		{"example.com/dc/bad", []*analysis.Analyzer{env}, `example.com/dc/bad/broken: bad/broken/broken.go:5:23: cannot use "n"`}, // go list -export compiles it
 		{"example.com/dc/bad/broken", []*analysis.Analyzer{env}, "type-checking example.com/dc/bad/broken: " + filepath.Join(testdir.Root(), "depcheck", "bad/broken/broken.go") + `:5:23: cannot use "n"`},
 		{"example.com/dc/nope", []*analysis.Analyzer{env}, "example.com/dc/nope"},
 		{"example.com/dc/p", []*analysis.Analyzer{panics}, "panics on example.com/dc/r: panic: r"},

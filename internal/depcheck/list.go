@@ -59,7 +59,10 @@ func list(dir string, args ...string) ([]*listed, error) {
 func (p *listed) err() error {
 	var errs []error
 	if p.Error != nil {
-		errs = append(errs, errors.New(p.Error.Err))
+		// A compile error starts with the go command's "# path" line,
+		// which the caller's message already names.
+		msg := strings.TrimPrefix(p.Error.Err, "# "+p.ImportPath+"\n")
+		errs = append(errs, errors.New(strings.TrimSpace(msg)))
 	}
 	for _, e := range p.DepsErrors {
 		errs = append(errs, errors.New(e.Err))
