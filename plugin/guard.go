@@ -55,11 +55,11 @@ type guard struct {
 	busy sync.Mutex // held while a graph is analysed
 }
 
-// A runKey names one package's second load: its directory and import path
+// A runKey names one package's second analysis: its directory and import path
 // (the tested package's, for an external test package).
 type runKey struct{ dir, path string }
 
-// A graphRun is the outcome of one second load: the findings of every
+// A graphRun is the outcome of one second analysis: the findings of every
 // variant of the package, by the variant's files.
 type graphRun struct {
 	once     sync.Once
@@ -85,8 +85,9 @@ func newGuard(cfg *config.Config, rules []*analysis.Analyzer) *guard {
 leaseguard's rules (imports, clock, fence, and the lease analyzer, which
 checks directives) on each package that can have a finding: a lease
 package by -lease.packages or //leaseguard:lease, or a package with a
-comment that starts with leaseguard. Such a package is loaded again with
-its imports, for the rules' facts; other packages cost nothing.`,
+comment that starts with leaseguard. Such a package is analysed again
+with its imports, one package at a time, for the rules' facts; other
+packages cost nothing.`,
 		URL: "https://github.com/leaseguard/leaseguard/blob/main/docs/integrations.md#golangci-lint",
 		Run: g.run,
 	}
