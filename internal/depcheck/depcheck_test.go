@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
-	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/leaseguard/leaseguard/analyzer"
@@ -150,18 +148,12 @@ func TestLikeChecker(t *testing.T) {
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			dir := filepath.Join(testdir.Root(), tc.dir)
-			roots, err := depcheck.Run(dir, tc.path, nil, tc.analyzers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, r := range roots {
-				for _, d := range r.Diagnostics {
-					got = append(got, finding(t, dir, r.ID, r.Fset, d.Analyzer, d.Diagnostic))
-				}
-			}
-			want := fromChecker(t, dir, tc.path, tc.analyzers)
-			slices.Sort(got)
+			got := findings(t, dir, tc.path, func() ([]*depcheck.Root, error) {
+				return depcheck.Run(dir, tc.path, nil, tc.analyzers)
+			})
+			want := findings(t, dir, tc.path, func() ([]*depcheck.Root, error) {
+				return depcheck.Reference(dir, tc.path, tc.analyzers)
+			})
 			if !slices.Equal(got, want) {
 				t.Errorf("depcheck:\n%s\nchecker.Analyze:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
@@ -174,28 +166,18 @@ func TestLikeChecker(t *testing.T) {
 	}
 }
 
-// fromChecker returns what checker.Analyze reports on path and its test
-// variants, loaded from source with their imports.
-func fromChecker(t *testing.T, dir, path string, analyzers []*analysis.Analyzer) []string {
+// findings returns what run reports on path and its test variants, a
+// line each (see finding), sorted.
+func findings(t *testing.T, dir, path string, run func() ([]*depcheck.Root, error)) []string {
 	t.Helper()
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax, Dir: dir, Tests: true}, path)
-	if err != nil || packages.PrintErrors(pkgs) > 0 {
-		t.Fatalf("loading %s: %v", path, err)
-	}
-	graph, err := checker.Analyze(analyzers, pkgs, nil)
+	roots, err := run()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	var out []string
-	for _, act := range graph.Roots {
-		if act.Err != nil {
-			t.Fatalf("%s: %v", act, act.Err)
-		}
-		if strings.HasSuffix(act.Package.ID, ".test") {
-			continue // go test's generated main
-		}
-		for _, d := range act.Diagnostics {
-			out = append(out, finding(t, dir, act.Package.ID, act.Package.Fset, act.Analyzer, d))
+	for _, r := range roots {
+		for _, d := range r.Diagnostics {
+			out = append(out, finding(t, dir, r.ID, r.Fset, d.Analyzer, d.Diagnostic))
 		}
 	}
 	slices.Sort(out)
