@@ -123,7 +123,7 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		return 1
 	}
 
-	root := moduleRoot(pkgs)
+	root := mainModuleDir()
 	type key struct{ posn, msg string }
 	seen := make(map[key]bool)
 	code := 0
@@ -144,7 +144,7 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 			} else {
 				seen[k] = true
 			}
-			rule := ruleOf(act, d)
+			rule := cmp.Or(d.Category, act.Analyzer.Name) // every leaseguard finding has its rule as category
 			res := sarifResult{
 				RuleID:    rule,
 				RuleIndex: ruleIndex[rule],
@@ -183,7 +183,7 @@ func sarifViaVet(flags, roots []string, run sarifRun, ruleIndex map[string]int, 
 	diags, code := vetFindings(tree, stderr)
 	root := mainModuleDir()
 	for _, d := range diags {
-		rule := cmp.Or(d.Category, d.analyzer)
+		rule := cmp.Or(d.Category, d.analyzer) // as in runSARIF
 		res := sarifResult{
 			RuleID:    rule,
 			RuleIndex: ruleIndex[rule],
@@ -230,7 +230,7 @@ func relative(root, file string) string {
 }
 
 // mainModuleDir returns the main module's directory, or the working
-// directory outside a module.
+// directory outside a module (and at a workspace's root).
 func mainModuleDir() string {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if gomod := strings.TrimSpace(string(out)); err == nil && gomod != "" && gomod != os.DevNull {
@@ -326,24 +326,4 @@ func location(root string, fset *token.FileSet, pos, end token.Pos) sarifLocatio
 		ArtifactLocation: sarifArtifact{URI: relative(root, posn.Filename), URIBaseID: "%SRCROOT%"},
 		Region:           sarifRegion{StartLine: posn.Line, StartColumn: posn.Column, EndLine: last.Line, EndColumn: last.Column},
 	}}
-}
-
-// ruleOf is the rule a diagnostic belongs to: its category, which every
-// leaseguard diagnostic sets, or its analyzer's name.
-func ruleOf(act *checker.Action, d analysis.Diagnostic) string {
-	if d.Category != "" {
-		return d.Category
-	}
-	return act.Analyzer.Name
-}
-
-// moduleRoot returns the main module's directory, or the working directory.
-func moduleRoot(pkgs []*packages.Package) string {
-	for _, p := range pkgs {
-		if p.Module != nil && p.Module.Main && p.Module.Dir != "" {
-			return p.Module.Dir
-		}
-	}
-	wd, _ := os.Getwd()
-	return wd
 }
