@@ -39,13 +39,16 @@ type objectKey struct {
 
 // A pass is the state of one package's analysis.
 type pass struct {
-	g     *graph
-	n     *node
-	fset  *token.FileSet
-	tpkg  *types.Package
-	enc   objectpath.Encoder
-	own   map[ownKey]analysis.Fact // object facts on the package's own objects
-	ownPk map[reflect.Type]analysis.Fact
+	g    *graph
+	n    *node
+	fset *token.FileSet
+	tpkg *types.Package
+	// The package's other and ignored files, absolute, for every
+	// analyzer's pass.
+	other, ignored []string
+	enc            objectpath.Encoder
+	own            map[ownKey]analysis.Fact // object facts on the package's own objects
+	ownPk          map[reflect.Type]analysis.Fact
 }
 
 type ownKey struct {
@@ -56,7 +59,12 @@ type ownKey struct {
 // analyse parses and type-checks n, runs the analyzers on it and keeps its
 // facts, and its findings if it is a root.
 func (g *graph) analyse(n *node) error {
-	p := &pass{g: g, n: n, fset: g.fset, own: make(map[ownKey]analysis.Fact), ownPk: make(map[reflect.Type]analysis.Fact)}
+	p := &pass{
+		g: g, n: n, fset: g.fset,
+		other:   n.abs(n.CFiles, n.CXXFiles, n.MFiles, n.HFiles, n.FFiles, n.SFiles, n.SwigFiles, n.SwigCXXFiles, n.SysoFiles),
+		ignored: n.abs(n.IgnoredGoFiles, n.IgnoredOtherFiles),
+		own:     make(map[ownKey]analysis.Fact), ownPk: make(map[reflect.Type]analysis.Fact),
+	}
 	files, info, err := p.check()
 	if err != nil {
 		return err
@@ -175,8 +183,8 @@ func (p *pass) run(a *analysis.Analyzer, files []*ast.File, info *types.Info, re
 		Analyzer:     a,
 		Fset:         p.fset,
 		Files:        files,
-		OtherFiles:   n.abs(n.CFiles, n.CXXFiles, n.MFiles, n.HFiles, n.FFiles, n.SFiles, n.SwigFiles, n.SwigCXXFiles, n.SysoFiles),
-		IgnoredFiles: n.abs(n.IgnoredGoFiles, n.IgnoredOtherFiles),
+		OtherFiles:   p.other,
+		IgnoredFiles: p.ignored,
 		Pkg:          p.tpkg,
 		TypesInfo:    info,
 		TypesSizes:   p.g.sizes,
