@@ -34,15 +34,15 @@ import (
 // again, with its test variants and every package they import, and every
 // rule runs on it with their facts; what they find in the linted package
 // is reported at golangci-lint's positions. A repository without a lease
-// package costs golangci-lint its own load. The second analysis goes one
-// package at a time, in dependency order, each type-checked from source
-// against its imports' export data and dropped once its facts are kept
-// (internal/depcheck): on prometheus with tsdb marked, 261 MiB at its
-// peak, where loading tsdb's graph from source with go/packages held
-// 1,580 MiB (bench/graph.sh). It reads the go command's environment (GOFLAGS=-tags=… reaches
-// it; golangci-lint's build-tags setting does not), and analyses one
-// package's graph at a time, so that two lease packages' graphs are not in
-// memory at once.
+// package costs golangci-lint its own load. The second analysis goes
+// through the graph one package at a time, in dependency order, each
+// type-checked from source against its imports' export data and dropped
+// once its facts are kept (internal/depcheck): on prometheus with tsdb
+// marked, 261 MiB at its peak, where loading tsdb's graph from source with
+// go/packages held 1,580 MiB (bench/graph.sh). It reads the go command's
+// environment (GOFLAGS=-tags=… reaches it; golangci-lint's build-tags
+// setting does not), and two lease packages' graphs are analysed one
+// after the other, never at once.
 
 // guard is the state of the plugin's analyzer.
 type guard struct {
