@@ -1,0 +1,743 @@
+// Package leaseschema infers a lease package's lease schema from what its
+// SQL does, whatever the tables and columns are called: which tables hold
+// leases, and which of their columns is the holder, the epoch (the fencing
+// token) and the expiry. The clock and fence rules read the same schema.
+//
+// A column's role is decided by the statements that use it, as a reviewer
+// reads them:
+//
+//   - expiry: a column that a write sets from a time (a database clock or a
+//     parameter, plus an interval or not) and that a statement compares by
+//     order with a time (expires_at < now(), $3 >= timeout);
+//   - holder: a column that an acquisition sets from a parameter together
+//     with the expiry (a takeover's SET, an INSERT's columns other than the
+//     conflict key) and that another write tests for equality with a
+//     parameter (a renewal's or a release's WHERE holder = $2);
+//   - epoch: a column that a write counts up (epoch = epoch + 1), takes from
+//     a sequence or a random function, or compares and sets
+//     (SET range_id = $1 WHERE range_id = $2), and that a statement tests
+//     for equality with a parameter.
+//
+// A table is a lease table when it has an expiry and a holder or an epoch,
+// or a takeover: one write that sets the expiry of the rows whose expiry
+// it compares by order (a job queue's visibility timeout). Where two
+// columns could play one role the role is left empty: without evidence,
+// nothing is inferred.
+package leaseschema
+
+import (
+	"go/token"
+	"slices"
+	"sort"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+)
+
+// Role is what a column does for a lease.
+type Role int
+
+const (
+	Holder Role = iota
+	Epoch
+	Expiry
+)
+
+func (r Role) String() string {
+	return [...]string{"holder", "epoch", "expiry"}[r]
+}
+
+// Evidence is a place in one of the statements given to Infer that
+// decided something: the index of the statement and the offset of the
+// node in its text, with what it shows.
+type Evidence struct {
+	Pos  token.Pos // the Stmt's Pos
+	Stmt int       // index into the statements given to Infer
+	Loc  int       // offset in that statement's text, or -1
+	Why  string    // "sets timeout from a time plus an interval"
+}
+
+// Table is what the statements show of one table.
+type Table struct {
+	Name string // the relation name, as PostgreSQL reads it (a placeholder for a name chosen at run time)
+
+	// Columns by role; "" where no column plays the role.
+	Holder, Epoch, Expiry string
+	// Why holds the evidence for each role that has a column.
+	Why map[Role][]Evidence
+
+	// Lease reports whether the table holds leases (see the package
+	// doc), and Takeover the write that shows a takeover, if any.
+	Lease    bool
+	Takeover *Evidence
+
+	seen map[string]bool // the columns that the statements set or compare
+}
+
+// Uses reports whether a statement sets col of the table, or compares it
+// with a parameter or a time.
+func (t *Table) Uses(col string) bool { return t.seen[col] }
+
+// Column returns the column that plays role r, or "".
+func (t *Table) Column(r Role) string {
+	switch r {
+	case Holder:
+		return t.Holder
+	case Epoch:
+		return t.Epoch
+	}
+	return t.Expiry
+}
+
+// Schema is the tables that the statements write, by name.
+type Schema struct {
+	Tables map[string]*Table
+}
+
+// Leases returns the lease tables in name order.
+func (s *Schema) Leases() []*Table {
+	var out []*Table
+	for _, t := range s.Tables {
+		if t.Lease {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Stmt is one parsed statement to learn from.
+type Stmt struct {
+	Raw *pg_query.RawStmt
+	// Pos is where the Go code sends or holds the statement, or
+	// token.NoPos.
+	Pos token.Pos
+	// Loc maps an offset of the parsed text to one of the text given,
+	// or is nil.
+	Loc func(int) int
+}
+
+// facts are what the statements do with one column of one table.
+type facts struct {
+	setTime   []Evidence // set from a time: a clock, a parameter, or either plus an interval
+	setFromIv []Evidence // set from a time plus an interval
+	setParam  []Evidence // set from a parameter in a write that also sets a time column (an acquisition)
+	setUpdate bool       // set from a parameter in an UPDATE's or ON CONFLICT's SET (a key never is)
+	ordered   []Evidence // compared by order with a time
+	dbOrdered bool       // ... with a database clock
+	equal     []Evidence // compared for equality with a parameter in a write's or fence's condition
+	counted   []Evidence // counted up, taken from a sequence or a random function, or compared and set
+	key       bool       // a conflict key, or part of a primary or unique key by DDL
+	chooses   bool       // a takeover's condition tests it for equality: a key or a partition, not the holder it replaces
+}
+
+type learner struct {
+	tables map[string]map[string]*facts
+	// takeovers: per table, the writes that set a column whose rows they
+	// choose by comparing it by order.
+	takeovers map[string]map[string]Evidence
+}
+
+func (l *learner) col(table, col string) *facts {
+	cols := l.tables[table]
+	if cols == nil {
+		cols = make(map[string]*facts)
+		l.tables[table] = cols
+	}
+	f := cols[col]
+	if f == nil {
+		f = &facts{}
+		cols[col] = f
+	}
+	return f
+}
+
+// Infer reads the statements and returns the schema they show. DDL among
+// them (CREATE TABLE, CREATE UNIQUE INDEX) adds the keys of tables.
+func Infer(stmts []Stmt) *Schema {
+	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence)}
+	for i, s := range stmts {
+		l.stmt(i, s)
+	}
+	out := &Schema{Tables: make(map[string]*Table)}
+	for name, cols := range l.tables {
+		out.Tables[name] = l.decide(name, cols)
+	}
+	return out
+}
+
+// assignment is one column a write sets, and the value.
+type assignment struct {
+	col string
+	val *pg_query.Node
+	loc int
+}
+
+func (l *learner) stmt(i int, s Stmt) {
+	ev := func(loc int, why string) Evidence {
+		if s.Loc != nil && loc >= 0 {
+			loc = s.Loc(loc)
+		}
+		return Evidence{Pos: s.Pos, Stmt: i, Loc: loc, Why: why}
+	}
+	raw := s.Raw
+	rels := relations(raw)
+	// Comparisons anywhere in the statement, attributed to the
+	// relation that their column belongs to.
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		ae := x.GetAExpr()
+		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
+			return true
+		}
+		op := ae.Name[0].GetString_().GetSval()
+		for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
+			parts := pgsql.Ident(side[0])
+			if len(parts) == 0 || len(parts) > 2 {
+				continue
+			}
+			col := parts[len(parts)-1]
+			var tables []string
+			if len(parts) == 2 {
+				if t, ok := rels[parts[0]]; ok {
+					tables = []string{t}
+				}
+			} else {
+				tables = uniq(rels)
+			}
+			for _, t := range tables {
+				switch op {
+				case "<", "<=", ">", ">=":
+					if k := timeOf(side[1]); k != notTime {
+						f := l.col(t, col)
+						f.ordered = append(f.ordered, ev(int(ae.Location), "compares "+col+" by order with "+k.String()))
+						f.dbOrdered = f.dbOrdered || k == dbClock || k == dbClockPlus
+					}
+				case "=":
+					if isParam(side[1]) {
+						f := l.col(t, col)
+						f.equal = append(f.equal, ev(int(ae.Location), "tests "+col+" = a parameter"))
+					}
+				}
+			}
+		}
+		return true
+	})
+	// Writes: what they set.
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		switch {
+		case x.GetUpdateStmt() != nil:
+			u := x.GetUpdateStmt()
+			if u.Relation != nil {
+				l.write(u.Relation.Relname, targets(u.TargetList), true, u.WhereClause, ev)
+			}
+		case x.GetInsertStmt() != nil:
+			in := x.GetInsertStmt()
+			if in.Relation == nil {
+				return true
+			}
+			t := in.Relation.Relname
+			l.write(t, insertValues(in), false, nil, ev)
+			if oc := in.OnConflictClause; oc != nil {
+				if oc.Infer != nil {
+					for _, e := range oc.Infer.IndexElems {
+						if ie := e.GetIndexElem(); ie != nil && ie.Name != "" {
+							l.col(t, ie.Name).key = true
+						}
+					}
+				}
+				l.write(t, targets(oc.TargetList), true, oc.WhereClause, ev)
+			}
+		case x.GetCreateStmt() != nil:
+			l.ddl(x.GetCreateStmt())
+		case x.GetIndexStmt() != nil:
+			ix := x.GetIndexStmt()
+			if (ix.Unique || ix.Primary) && ix.Relation != nil && ix.WhereClause == nil {
+				for _, p := range ix.IndexParams {
+					if e := p.GetIndexElem(); e != nil && e.Name != "" {
+						l.col(ix.Relation.Relname, e.Name).key = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	// Takeovers: a write that sets a column whose order it compares.
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		var rel *pg_query.RangeVar
+		var as []assignment
+		switch {
+		case x.GetUpdateStmt() != nil:
+			rel, as = x.GetUpdateStmt().Relation, targets(x.GetUpdateStmt().TargetList)
+		case x.GetInsertStmt() != nil && x.GetInsertStmt().OnConflictClause != nil:
+			rel, as = x.GetInsertStmt().Relation, targets(x.GetInsertStmt().OnConflictClause.TargetList)
+		default:
+			return true
+		}
+		if rel == nil {
+			return true
+		}
+		for _, a := range as {
+			if timeOf(a.val) == notTime || !lapsed(x, rel, a.col) {
+				continue
+			}
+			if l.takeovers[rel.Relname] == nil {
+				l.takeovers[rel.Relname] = make(map[string]Evidence)
+			}
+			if _, ok := l.takeovers[rel.Relname][a.col]; !ok {
+				l.takeovers[rel.Relname][a.col] = ev(int(rel.Location), "sets "+a.col+" on the rows whose "+a.col+" has passed: a takeover")
+			}
+			for _, col := range equalities(x) {
+				l.col(rel.Relname, col).chooses = true
+			}
+		}
+		return true
+	})
+}
+
+// write records the assignments of one write to table. update reports an
+// UPDATE's or ON CONFLICT's SET; where is its condition.
+func (l *learner) write(table string, as []assignment, update bool, where *pg_query.Node, ev func(int, string) Evidence) {
+	setsTime := false
+	for _, a := range as {
+		if timeOf(a.val) != notTime && !isNull(a.val) {
+			setsTime = true
+		}
+	}
+	casTested := make(map[string]bool)
+	for _, c := range pgsql.Conjuncts(where) {
+		if ae := c.GetAExpr(); ae != nil && ae.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(ae.Name) == 1 && ae.Name[0].GetString_().GetSval() == "=" {
+			for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
+				if parts := pgsql.Ident(side[0]); len(parts) > 0 && isParam(side[1]) {
+					casTested[parts[len(parts)-1]] = true
+				}
+			}
+		}
+	}
+	for _, a := range as {
+		f := l.col(table, a.col)
+		switch k := timeOf(a.val); {
+		case k == dbClockPlus || k == paramPlus:
+			f.setFromIv = append(f.setFromIv, ev(a.loc, "sets "+a.col+" from "+k.String()))
+			f.setTime = append(f.setTime, ev(a.loc, "sets "+a.col+" from "+k.String()))
+		case k != notTime:
+			f.setTime = append(f.setTime, ev(a.loc, "sets "+a.col+" from "+k.String()))
+		}
+		switch {
+		case counts(a.val, a.col):
+			f.counted = append(f.counted, ev(a.loc, "counts "+a.col+" up"))
+		case fromSequence(a.val):
+			f.counted = append(f.counted, ev(a.loc, "takes "+a.col+" from a sequence or a random function"))
+		case update && isParam(a.val) && casTested[a.col]:
+			f.counted = append(f.counted, ev(a.loc, "compares and sets "+a.col))
+		}
+		if isParam(a.val) || isExcluded(a.val) {
+			if setsTime {
+				f.setParam = append(f.setParam, ev(a.loc, "sets "+a.col+" from a parameter with the expiry"))
+			}
+			if update && setsTime {
+				f.setUpdate = true
+			}
+		}
+	}
+}
+
+// decide gives each role the one column that shows it, and says whether
+// the table holds leases.
+func (l *learner) decide(name string, cols map[string]*facts) *Table {
+	t := &Table{Name: name, Why: make(map[Role][]Evidence), seen: make(map[string]bool)}
+	for col := range cols {
+		t.seen[col] = true
+	}
+	pick := func(r Role, ok func(col string, f *facts) bool, why func(f *facts) []Evidence) {
+		var found []string
+		for col, f := range cols {
+			if ok(col, f) {
+				found = append(found, col)
+			}
+		}
+		if len(found) != 1 {
+			return // none, or more than one: no evidence which
+		}
+		col := found[0]
+		switch r {
+		case Holder:
+			t.Holder = col
+		case Epoch:
+			t.Epoch = col
+		case Expiry:
+			t.Expiry = col
+		}
+		t.Why[r] = why(cols[col])
+	}
+	// Expiry: set from a time, compared by order with one. Where several
+	// are, the one set from a time plus an interval, then the one
+	// compared with the database clock.
+	expiry := func(col string, f *facts) bool { return len(f.setTime) > 0 && len(f.ordered) > 0 }
+	pick(Expiry, expiry, func(f *facts) []Evidence { return []Evidence{f.setTime[0], f.ordered[0]} })
+	if t.Expiry == "" {
+		pick(Expiry, func(col string, f *facts) bool { return expiry(col, f) && len(f.setFromIv) > 0 },
+			func(f *facts) []Evidence { return []Evidence{f.setFromIv[0], f.ordered[0]} })
+	}
+	if t.Expiry == "" {
+		pick(Expiry, func(col string, f *facts) bool { return expiry(col, f) && len(f.setFromIv) > 0 && f.dbOrdered },
+			func(f *facts) []Evidence { return []Evidence{f.setFromIv[0], f.ordered[0]} })
+	}
+	// Epoch: counted, and tested for equality.
+	pick(Epoch, func(col string, f *facts) bool {
+		return col != t.Expiry && len(f.counted) > 0 && len(f.equal) > 0
+	}, func(f *facts) []Evidence { return []Evidence{f.counted[0], f.equal[0]} })
+	// Holder: set with the expiry by an acquisition, not a key, and
+	// tested for equality by another write.
+	pick(Holder, func(col string, f *facts) bool {
+		return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && len(f.setParam) > 0 && len(f.equal) > 0 && len(f.counted) == 0
+	}, func(f *facts) []Evidence { return []Evidence{f.setParam[0], f.equal[0]} })
+	if t.Holder == "" {
+		// Several candidates: the one a takeover's SET names (a key is
+		// never set by an UPDATE).
+		pick(Holder, func(col string, f *facts) bool {
+			return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && f.setUpdate && len(f.equal) > 0 && len(f.counted) == 0
+		}, func(f *facts) []Evidence { return []Evidence{f.setParam[0], f.equal[0]} })
+	}
+	if t.Expiry != "" {
+		if ev, ok := l.takeovers[name][t.Expiry]; ok {
+			t.Takeover = &ev
+		}
+	}
+	t.Lease = t.Expiry != "" && (t.Holder != "" || t.Epoch != "" || t.Takeover != nil)
+	return t
+}
+
+// ddl records the keys that a CREATE TABLE declares.
+func (l *learner) ddl(cs *pg_query.CreateStmt) {
+	if cs.Relation == nil {
+		return
+	}
+	table := cs.Relation.Relname
+	key := func(con *pg_query.Constraint) bool {
+		return con != nil && (con.Contype == pg_query.ConstrType_CONSTR_PRIMARY || con.Contype == pg_query.ConstrType_CONSTR_UNIQUE) && con.WhereClause == nil
+	}
+	for _, elt := range cs.TableElts {
+		if col := elt.GetColumnDef(); col != nil {
+			for _, c := range col.Constraints {
+				if key(c.GetConstraint()) {
+					l.col(table, col.Colname).key = true
+				}
+			}
+		}
+		if con := elt.GetConstraint(); key(con) {
+			for _, k := range con.Keys {
+				l.col(table, k.GetString_().GetSval()).key = true
+			}
+		}
+	}
+}
+
+// lapsed reports whether write x (an UPDATE, or an INSERT … ON CONFLICT)
+// chooses rows whose col has passed a time (col < now(), $3 >= col)
+// anywhere in it: in its condition, or in a subquery on the same table
+// that chooses its rows. A renewal compares the other way.
+func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string) bool {
+	found := false
+	names := map[string]bool{rel.Relname: true}
+	if rel.Alias != nil {
+		names[rel.Alias.Aliasname] = true
+	}
+	pgsql.Walk(x, func(y *pg_query.Node) bool {
+		ae := y.GetAExpr()
+		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
+			return !found
+		}
+		var col0, time0 *pg_query.Node // col0 < time0
+		switch ae.Name[0].GetString_().GetSval() {
+		case "<", "<=":
+			col0, time0 = ae.Lexpr, ae.Rexpr
+		case ">", ">=":
+			col0, time0 = ae.Rexpr, ae.Lexpr
+		default:
+			return !found
+		}
+		for _, side := range [][2]*pg_query.Node{{col0, time0}} {
+			parts := pgsql.Ident(side[0])
+			if len(parts) == 0 || parts[len(parts)-1] != col || len(parts) > 2 {
+				continue
+			}
+			if len(parts) == 2 && !names[parts[0]] {
+				continue
+			}
+			if timeOf(side[1]) != notTime {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// equalities returns the columns that the conditions of x (its WHERE and
+// those of its subqueries) test for equality with a parameter as a plain
+// conjunct, not in one arm of an OR.
+func equalities(x *pg_query.Node) []string {
+	var out []string
+	pgsql.Walk(x, func(y *pg_query.Node) bool {
+		var where *pg_query.Node
+		switch {
+		case y.GetUpdateStmt() != nil:
+			where = y.GetUpdateStmt().WhereClause
+		case y.GetSelectStmt() != nil:
+			where = y.GetSelectStmt().WhereClause
+		default:
+			return true
+		}
+		for _, c := range pgsql.Conjuncts(where) {
+			ae := c.GetAExpr()
+			if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "=" {
+				continue
+			}
+			for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
+				if parts := pgsql.Ident(side[0]); len(parts) > 0 && isParam(side[1]) {
+					out = append(out, parts[len(parts)-1])
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// targets returns the assignments of a SET list, a multi-column
+// assignment ((a, b) = ($1, $2)) resolved column by column.
+func targets(list []*pg_query.Node) []assignment {
+	var out []assignment
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if rt == nil || rt.Name == "" {
+			continue
+		}
+		val := rt.Val
+		if m := val.GetMultiAssignRef(); m != nil {
+			val = nil
+			if row := m.Source.GetRowExpr(); row != nil && int(m.Colno) >= 1 && int(m.Colno) <= len(row.Args) {
+				val = row.Args[m.Colno-1]
+			}
+		}
+		if val != nil {
+			out = append(out, assignment{col: rt.Name, val: val, loc: int(rt.Location)})
+		}
+	}
+	return out
+}
+
+// insertValues returns the columns an INSERT sets with the values of its
+// VALUES rows, or of its SELECT's target list.
+func insertValues(in *pg_query.InsertStmt) []assignment {
+	sel := in.SelectStmt.GetSelectStmt()
+	if sel == nil {
+		return nil
+	}
+	var rows [][]*pg_query.Node
+	for _, r := range sel.ValuesLists {
+		rows = append(rows, r.GetList().GetItems())
+	}
+	if len(rows) == 0 && len(sel.TargetList) > 0 {
+		var row []*pg_query.Node
+		for _, t := range sel.TargetList {
+			row = append(row, t.GetResTarget().GetVal())
+		}
+		rows = append(rows, row)
+	}
+	var out []assignment
+	for _, row := range rows {
+		for i, c := range in.Cols {
+			rt := c.GetResTarget()
+			if rt == nil || i >= len(row) || row[i] == nil {
+				continue
+			}
+			out = append(out, assignment{col: rt.Name, val: row[i], loc: int(rt.Location)})
+		}
+	}
+	return out
+}
+
+// relations maps each name that raw's relations go by (their names and
+// aliases) to the relation's name.
+func relations(raw *pg_query.RawStmt) map[string]string {
+	rels := make(map[string]string)
+	add := func(rv *pg_query.RangeVar) {
+		if rv == nil {
+			return
+		}
+		rels[rv.Relname] = rv.Relname
+		if rv.Alias != nil {
+			rels[rv.Alias.Aliasname] = rv.Relname
+		}
+	}
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		add(x.GetRangeVar())
+		add(x.GetInsertStmt().GetRelation())
+		add(x.GetUpdateStmt().GetRelation())
+		add(x.GetDeleteStmt().GetRelation())
+		return true
+	})
+	return rels
+}
+
+func uniq(rels map[string]string) []string {
+	var out []string
+	for _, r := range rels {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// timeKind is what time a value is.
+type timeKind int
+
+const (
+	notTime     timeKind = iota
+	dbClock              // now(), clock_timestamp(), CURRENT_TIMESTAMP
+	param                // a parameter: maybe a time the process chose
+	dbClockPlus          // a database clock plus or minus an amount
+	paramPlus            // a parameter plus or minus an amount
+)
+
+func (k timeKind) String() string {
+	return [...]string{"", "the database clock", "a parameter", "the database clock plus an interval", "a parameter plus an interval"}[k]
+}
+
+// timeOf says what time v is: a database clock or a parameter, maybe cast,
+// maybe the first argument of coalesce or greatest, maybe plus or minus
+// an amount.
+func timeOf(v *pg_query.Node) timeKind {
+	if v == nil {
+		return notTime
+	}
+	if tc := v.GetTypeCast(); tc != nil {
+		return timeOf(tc.Arg)
+	}
+	if ae := v.GetAExpr(); ae != nil && ae.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(ae.Name) == 1 {
+		switch ae.Name[0].GetString_().GetSval() {
+		case "+", "-":
+			for _, side := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
+				switch timeOf(side) {
+				case dbClock, dbClockPlus:
+					return dbClockPlus
+				case param, paramPlus:
+					if isInterval(other(ae, side)) {
+						return paramPlus
+					}
+				}
+			}
+		}
+		return notTime
+	}
+	if c := v.GetCoalesceExpr(); c != nil && len(c.Args) > 0 {
+		best := notTime
+		for _, a := range c.Args {
+			best = max(best, timeOf(a))
+		}
+		return best
+	}
+	if v.GetParamRef() != nil {
+		return param
+	}
+	if sv := v.GetSqlvalueFunction(); sv != nil {
+		switch sv.Op {
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N,
+			pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+			return dbClock
+		}
+	}
+	if fc := v.GetFuncCall(); fc != nil && len(fc.Funcname) > 0 {
+		switch fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval() {
+		case "now", "clock_timestamp", "statement_timestamp", "transaction_timestamp":
+			return dbClock
+		}
+	}
+	return notTime
+}
+
+func other(ae *pg_query.A_Expr, side *pg_query.Node) *pg_query.Node {
+	if side == ae.Lexpr {
+		return ae.Rexpr
+	}
+	return ae.Lexpr
+}
+
+// isInterval reports whether v is an amount of time: an interval literal or
+// cast, make_interval, a product with one, or a parameter.
+func isInterval(v *pg_query.Node) bool {
+	found := false
+	pgsql.Walk(v, func(x *pg_query.Node) bool {
+		if tc := x.GetTypeCast(); tc != nil {
+			for _, n := range tc.TypeName.GetNames() {
+				if n.GetString_().GetSval() == "interval" {
+					found = true
+				}
+			}
+		}
+		if fc := x.GetFuncCall(); fc != nil && len(fc.Funcname) > 0 && fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval() == "make_interval" {
+			found = true
+		}
+		return !found
+	})
+	return found || isParam(v)
+}
+
+// counts reports whether v adds to col (col + 1).
+func counts(v *pg_query.Node, col string) bool {
+	ae := v.GetAExpr()
+	if ae == nil || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "+" {
+		return false
+	}
+	for _, side := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
+		if parts := pgsql.Ident(side); len(parts) > 0 && parts[len(parts)-1] == col {
+			return true
+		}
+	}
+	return false
+}
+
+// fromSequence reports whether v is taken from a sequence or a random
+// function: a value that never comes back.
+func fromSequence(v *pg_query.Node) bool {
+	if tc := v.GetTypeCast(); tc != nil {
+		v = tc.Arg
+	}
+	fc := v.GetFuncCall()
+	if fc == nil || len(fc.Funcname) == 0 {
+		return false
+	}
+	switch strings.ToLower(fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()) {
+	case "nextval", "gen_random_uuid", "uuid_generate_v4", "random", "txid_current", "pg_current_xact_id":
+		return true
+	}
+	return false
+}
+
+// isParam reports whether v is a parameter, maybe cast.
+func isParam(v *pg_query.Node) bool {
+	if v == nil {
+		return false
+	}
+	if tc := v.GetTypeCast(); tc != nil {
+		v = tc.Arg
+	}
+	return v.GetParamRef() != nil
+}
+
+// isExcluded reports whether v is EXCLUDED.col, the value an INSERT
+// proposed.
+func isExcluded(v *pg_query.Node) bool {
+	parts := pgsql.Ident(v)
+	return len(parts) == 2 && strings.EqualFold(parts[0], "excluded")
+}
+
+func isNull(v *pg_query.Node) bool {
+	c := v.GetAConst()
+	return c != nil && c.Isnull
+}

@@ -1,0 +1,185 @@
+package leaseschema_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/leaseschema"
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+)
+
+// infer parses each text and infers the schema of all their statements.
+func infer(t *testing.T, texts ...string) *leaseschema.Schema {
+	t.Helper()
+	var stmts []leaseschema.Stmt
+	for _, sql := range texts {
+		p := pgsql.Parse(sql)
+		if p.Err != nil {
+			t.Fatalf("parse %q: %v", sql, p.Err)
+		}
+		for _, raw := range p.Stmts {
+			stmts = append(stmts, leaseschema.Stmt{Raw: raw})
+		}
+	}
+	return leaseschema.Infer(stmts)
+}
+
+// shape is a table's roles as the tests write them: "table(holder, epoch,
+// expiry)" with "-" for none, or "" for no lease table.
+func shape(s *leaseschema.Schema) string {
+	var out []string
+	for _, t := range s.Leases() {
+		out = append(out, fmt.Sprintf("%s(%s, %s, %s)", t.Name, dash(t.Holder), dash(t.Epoch), dash(t.Expiry)))
+	}
+	return strings.Join(out, " ")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func TestInfer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sql  []string
+		want string
+	}{
+		{
+			name: "the reference package: takeover counts the epoch, renewal tests holder and epoch",
+			sql: []string{
+				`UPDATE worker_leases SET holder = $2, epoch = epoch + 1, expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
+				 WHERE name = $1 AND expires_at <= clock_timestamp()`,
+				`INSERT INTO worker_leases (name, holder, epoch, expires_at) VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond') ON CONFLICT (name) DO NOTHING RETURNING epoch`,
+				`UPDATE worker_leases SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond' WHERE name = $1 AND holder = $2 AND epoch = $3 AND expires_at > clock_timestamp()`,
+			},
+			want: "worker_leases(holder, epoch, expires_at)",
+		},
+		{
+			name: "column names are anything: an upsert whose renewal arm tests the identity",
+			sql: []string{
+				`INSERT INTO vault_ha_locks AS t (ha_identity, ha_key, ha_value, valid_until) VALUES ($1, $2, $3, NOW() + $4 * INTERVAL '1 seconds')
+				 ON CONFLICT (ha_key) DO UPDATE SET (ha_identity, ha_key, ha_value, valid_until) = ($1, $2, $3, NOW() + $4 * INTERVAL '1 seconds')
+				 WHERE (t.valid_until < NOW() AND t.ha_key = $2) OR (t.ha_identity = $1 AND t.ha_key = $2)`,
+				`DELETE FROM vault_ha_locks WHERE ha_identity = $1 AND ha_key = $2`,
+			},
+			want: "vault_ha_locks(ha_identity, -, valid_until)",
+		},
+		{
+			name: "a visibility timeout: no holder, no epoch, a takeover of lapsed rows",
+			sql: []string{
+				`INSERT INTO goqite (queue, body, timeout) VALUES ($1, $2, $3) RETURNING id`,
+				`UPDATE goqite SET timeout = $1, received = received + 1
+				 WHERE id = (SELECT id FROM goqite WHERE queue = $2 AND $3 >= timeout AND received < $4 ORDER BY priority DESC, created LIMIT 1) RETURNING id, body`,
+				`UPDATE goqite SET timeout = $1 WHERE queue = $2 AND id = $3`,
+				`DELETE FROM goqite WHERE queue = $1 AND id = $2`,
+			},
+			want: "goqite(-, -, timeout)",
+		},
+		{
+			name: "a lock with a locked_by column and a lease_expires_at",
+			sql: []string{
+				`UPDATE goose_lock SET locked = true, locked_at = now(), locked_by = $1, lease_expires_at = now() + $2::interval, updated_at = now()
+				 WHERE id = $3 AND (locked = false OR lease_expires_at < now())`,
+				`UPDATE goose_lock SET lease_expires_at = now() + $1::interval, updated_at = now() WHERE id = $2 AND locked_by = $3 AND locked = true`,
+				`UPDATE goose_lock SET locked = false, locked_at = NULL, locked_by = NULL, lease_expires_at = NULL, updated_at = now() WHERE id = $1 AND locked_by = $2`,
+			},
+			want: "goose_lock(locked_by, -, lease_expires_at)",
+		},
+		{
+			name: "a token compared and set from a parameter",
+			sql: []string{
+				`UPDATE shards SET range_id = $1, data = $2 WHERE shard_id = $3 AND range_id = $4`,
+				`SELECT range_id FROM shards WHERE shard_id = $1 FOR UPDATE`,
+				`INSERT INTO executions (shard_id, id) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM shards WHERE shard_id = $1 AND range_id = $3 FOR SHARE)`,
+			},
+			// No expiry: a token without a lease period is not a lease table.
+			want: "",
+		},
+		{
+			name: "a job queue whose run time is set and compared, with no takeover: not a lease",
+			sql: []string{
+				`INSERT INTO que_jobs (queue, priority, run_at, job_class, args) VALUES ($1, $2, $3, $4, $5)`,
+				`SELECT queue, priority, run_at, job_id FROM que_jobs WHERE queue = $1 AND run_at <= now() ORDER BY priority, run_at, job_id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+				`UPDATE que_jobs SET error_count = $1, run_at = $2, last_error = $3 WHERE queue = $4 AND priority = $5 AND run_at = $6 AND job_id = $7`,
+			},
+			want: "",
+		},
+		{
+			name: "a leader row taken by insert, renewed by the leader id",
+			sql: []string{
+				`INSERT INTO river_leader (leader_id, elected_at, expires_at) VALUES ($1, coalesce($2::timestamptz, now()), coalesce($2::timestamptz, now()) + make_interval(secs => $3)) ON CONFLICT (name) DO NOTHING`,
+				`UPDATE river_leader SET expires_at = coalesce($2::timestamptz, now()) + make_interval(secs => $3) WHERE leader_id = $1 AND expires_at >= coalesce($2::timestamptz, now()) RETURNING *`,
+				`DELETE FROM river_leader WHERE expires_at < coalesce($1::timestamptz, now())`,
+			},
+			want: "river_leader(leader_id, -, expires_at)",
+		},
+		{
+			name: "two columns that could be the holder, neither set by a takeover: none",
+			sql: []string{
+				`INSERT INTO leases (name, owner, expires) VALUES ($1, $2, now() + $3::interval)`,
+				`UPDATE leases SET expires = now() + $1::interval WHERE name = $2 AND owner = $3 AND expires > now()`,
+			},
+			want: "",
+		},
+		{
+			name: "DDL names the key, which leaves the holder",
+			sql: []string{
+				`CREATE TABLE leases (name text PRIMARY KEY, owner text NOT NULL, expires timestamptz NOT NULL)`,
+				`INSERT INTO leases (name, owner, expires) VALUES ($1, $2, now() + $3::interval)`,
+				`UPDATE leases SET expires = now() + $1::interval WHERE name = $2 AND owner = $3 AND expires > now()`,
+			},
+			want: "leases(owner, -, expires)",
+		},
+		{
+			name: "a token from a sequence, tested by a fence",
+			sql: []string{
+				`INSERT INTO locks (name, owner, rvn, valid_until) VALUES ($1, $2, nextval('locks_rvn'), now() + $3::interval)
+				 ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, rvn = nextval('locks_rvn'), valid_until = excluded.valid_until WHERE locks.valid_until < now()`,
+				`UPDATE locks SET valid_until = now() + $1::interval WHERE name = $2 AND owner = $3 AND rvn = $4`,
+			},
+			want: "locks(owner, rvn, valid_until)",
+		},
+		{
+			name: "a release that clears the expiry is not a time",
+			sql: []string{
+				`UPDATE leases SET holder_id = $1, expiry = now() + interval '10 seconds' WHERE name = $2 AND (expiry IS NULL OR expiry < now())`,
+				`UPDATE leases SET expiry = NULL WHERE name = $1 AND holder_id = $2`,
+			},
+			want: "leases(holder_id, -, expiry)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := shape(infer(t, tc.sql...)); got != tc.want {
+				t.Errorf("lease tables = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEvidence(t *testing.T) {
+	s := infer(t,
+		`UPDATE jobs SET locked_by = $1, locked_until = now() + $2::interval WHERE id = $3 AND (locked_until IS NULL OR locked_until < now())`,
+		`UPDATE jobs SET locked_until = now() + $1::interval WHERE id = $2 AND locked_by = $3`,
+	)
+	tb := s.Tables["jobs"]
+	if tb == nil || !tb.Lease {
+		t.Fatalf("jobs is not a lease table: %+v", tb)
+	}
+	for _, r := range []leaseschema.Role{leaseschema.Holder, leaseschema.Expiry} {
+		if len(tb.Why[r]) == 0 {
+			t.Errorf("no evidence for the %s", r)
+		}
+		for _, ev := range tb.Why[r] {
+			if ev.Why == "" || ev.Loc < 0 {
+				t.Errorf("%s: evidence without a place or a reason: %+v", r, ev)
+			}
+		}
+	}
+	if tb.Takeover == nil || tb.Takeover.Stmt != 0 {
+		t.Errorf("takeover = %+v, want the first statement", tb.Takeover)
+	}
+}
