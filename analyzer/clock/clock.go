@@ -16,6 +16,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
+	"github.com/leaseguard/leaseguard/analyzer/internal/leaseschema"
 	"github.com/leaseguard/leaseguard/analyzer/internal/postdom"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
@@ -90,7 +91,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Name:      Name,
 		Doc:       doc,
 		URL:       "https://github.com/leaseguard/leaseguard/blob/main/docs/rules/clock.md",
-		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
+		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer, leaseschema.Analyzer},
 		FactTypes: []analysis.Fact{new(ReturnsClock), new(ExecutesSQL), new(SQLInterface)},
 	}
 	cfg.Flags(Name, &a.Flags)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
+	"github.com/leaseguard/leaseguard/analyzer/internal/leaseschema"
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 )
@@ -23,10 +24,12 @@ import (
 //   - a statement of the package compares a column of the table by order
 //     (<, <=, >, >=, BETWEEN): rows are chosen by their times;
 //   - the table is the lease table or a guarded table by setting
-//     (-fence.table, else worker_leases; -fence.tables);
+//     (-fence.table, else worker_leases; -fence.tables), or a lease table
+//     by what the package's SQL does with it (see leaseschema);
 //   - the write sets or tests a column named as the lease's holder or
 //     expiry (-fence.holder-column, -fence.expiry-column, or their
-//     defaults).
+//     defaults), or the holder or expiry column of a lease table that the
+//     package's SQL shows.
 //
 // Only a write whose SQL text the package holds can be judged: a clock
 // passed to a repository method, or a statement that does not parse, is
@@ -86,6 +89,14 @@ func (c *checker) stamps() *stamps {
 	for _, t := range slices.Concat(leases, c.fence.Tables) {
 		for _, name := range s.texts.Tables(t, pgsql.RelationName) {
 			s.judged[name] = true
+		}
+	}
+	for _, t := range c.pass.ResultOf[leaseschema.Analyzer].(*leaseschema.Package).Get().Leases() {
+		s.judged[t.Name] = true
+		for _, col := range []string{t.Holder, t.Expiry} {
+			if col != "" {
+				s.cols[col] = true
+			}
 		}
 	}
 	return s

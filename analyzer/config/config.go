@@ -36,8 +36,9 @@ type Fence struct {
 	// else folded to lower case), or the Go field or variable that holds
 	// its name at run time; several when the package keeps leases of one
 	// shape (the same column names, below) in more than one table. Default
-	// none: the tables that the package's statements treat as leases (they
-	// set the expiry and set or test the holder), else worker_leases. A
+	// none: the tables that the package's statements show to hold leases
+	// (see package leaseschema), and those that set the expiry and set or
+	// test the holder by the column names below, else worker_leases. A
 	// table named at run time is found by its statements unless a Go name
 	// is given. Flag -fence.table, comma separated; in settings a string
 	// or a list.
@@ -48,13 +49,16 @@ type Fence struct {
 	// comma separated.
 	Tables Names `json:"tables"`
 	// HolderColumn is the lease table's column naming the holder. Default
-	// "": holder. Flag -fence.holder-column.
+	// "": the column the table's statements show, else holder. Flag
+	// -fence.holder-column.
 	HolderColumn string `json:"holder-column"`
 	// EpochColumn is the lease table's fencing-token column. Default "":
-	// epoch. Flag -fence.epoch-column.
+	// the column the table's statements show, else epoch. Flag
+	// -fence.epoch-column.
 	EpochColumn string `json:"epoch-column"`
 	// ExpiryColumn is the lease table's expiry timestamp column. Default
-	// "": expires_at. Flag -fence.expiry-column.
+	// "": the column the table's statements show, else expires_at. Flag
+	// -fence.expiry-column.
 	ExpiryColumn string `json:"expiry-column"`
 }
 

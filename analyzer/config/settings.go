@@ -41,15 +41,15 @@ func (c *Config) settings() []setting {
 		{rule: "clock", key: "sql-interfaces", list: &c.Clock.SQLInterfaces, check: checkInterface,
 			usage: "comma-separated interfaces whose every method executes SQL, as pkg/path.Interface"},
 		{rule: "fence", key: "table", list: (*[]string)(&c.Fence.Table), check: checkTable,
-			usage: "the lease table, or the Go field or variable that holds its name at run time as pkg/path.Type.Field or pkg/path.Var; comma-separated when several tables hold leases with the same column names (default: the tables the package's statements treat as leases, else " + DefaultLeaseTable + ")"},
+			usage: "the lease table, or the Go field or variable that holds its name at run time as pkg/path.Type.Field or pkg/path.Var; comma-separated when several tables hold leases with the same column names (default: the tables the package's statements show to hold leases, else " + DefaultLeaseTable + ")"},
 		{rule: "fence", key: "tables", list: (*[]string)(&c.Fence.Tables), check: checkTable,
 			usage: "comma-separated tables whose writes need a fence, besides those the package's SQL shows to need one; a table named at run time by the Go field or variable that holds its name"},
 		{rule: "fence", key: "holder-column", str: &c.Fence.HolderColumn, check: checkColumn,
-			usage: "the lease table's holder column (default " + DefaultHolderColumn + ")"},
+			usage: "the lease table's holder column (default: the column its statements show, else " + DefaultHolderColumn + ")"},
 		{rule: "fence", key: "epoch-column", str: &c.Fence.EpochColumn, check: checkColumn,
-			usage: "the lease table's epoch column (default " + DefaultEpochColumn + ")"},
+			usage: "the lease table's epoch column (default: the column its statements show, else " + DefaultEpochColumn + ")"},
 		{rule: "fence", key: "expiry-column", str: &c.Fence.ExpiryColumn, check: checkColumn,
-			usage: "the lease table's expiry column (default " + DefaultExpiryColumn + ")"},
+			usage: "the lease table's expiry column (default: the column its statements show, else " + DefaultExpiryColumn + ")"},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
+	"github.com/leaseguard/leaseguard/analyzer/internal/leaseschema"
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
@@ -60,7 +61,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Name:      Name,
 		Doc:       doc,
 		URL:       "https://github.com/leaseguard/leaseguard/blob/main/docs/rules/fence.md",
-		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer},
+		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer, leaseschema.Analyzer},
 		FactTypes: []analysis.Fact{new(Renews)},
 	}
 	cfg.Flags(Name, &a.Flags)
@@ -73,7 +74,8 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		// settings are final and valid here.
 		f := cfg.Fence
 		info := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Production() // the rule checks no test files
-		c := &checker{pass: pass, rep: res.Reporter(pass, Name, lease.NoTests), cfg: f}
+		c := &checker{pass: pass, rep: res.Reporter(pass, Name, lease.NoTests), cfg: f,
+			schema: pass.ResultOf[leaseschema.Analyzer].(*leaseschema.Package).Get()}
 		c.run(info)
 		c.rep.Finish()
 		return nil, nil
@@ -89,7 +91,8 @@ type checker struct {
 	texts   *sqltext.Texts
 	parses  pgsql.Cache
 	names   *names
-	dialect bool // the note on another database's SQL was made
+	schema  *leaseschema.Schema // what the package's statements show of its tables
+	dialect bool                // the note on another database's SQL was made
 }
 
 // site is one call that executes SQL.

@@ -28,6 +28,7 @@ func TestFence(t *testing.T) {
 		}, Pkgs: []string{"fence/twotables"}},
 		{Name: "not a lease package", Pkgs: []string{"fence/notlease"}},
 		{Name: "the lease table found from the renewal", Pkgs: []string{"fence/discover"}},
+		{Name: "the lease table's columns read from what its SQL does", Pkgs: []string{"fence/inferred", "fence/inferred/queue"}},
 		{Name: "cases it knowingly misses", Pkgs: []string{"fence/limitations"}},
 		{Name: "the fences that leasepkg runs on PostgreSQL", Pkgs: []string{"fence/proof"}},
 		{Name: "lease tables named at run time, found by shape", Pkgs: []string{"fence/runtime"}},

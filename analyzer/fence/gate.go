@@ -28,15 +28,16 @@ type fence struct {
 
 // missing names the tests that f lacks, or "".
 func (f *fence) missing(n *names) string {
+	c := n.of(f.table)
 	var m []string
-	if !f.holder {
-		m = append(m, "the holder ("+n.holder+" = $n)")
+	if !f.holder && c.holder != "" {
+		m = append(m, "the holder ("+c.holder+" = $n)")
 	}
-	if !f.epoch {
-		m = append(m, "the epoch ("+n.epoch+" = $n)")
+	if !f.epoch && c.epoch != "" {
+		m = append(m, "the epoch ("+c.epoch+" = $n)")
 	}
-	if f.clock == noClock {
-		m = append(m, "expiry against the database clock ("+n.expiry+" > clock_timestamp())")
+	if f.clock == noClock && c.expiry != "" {
+		m = append(m, "expiry against the database clock ("+c.expiry+" > clock_timestamp())")
 	}
 	switch len(m) {
 	case 0:
@@ -184,7 +185,7 @@ func lockOn(sel *pg_query.SelectStmt, rv *pg_query.RangeVar) pg_query.LockClause
 
 // tests are what a WHERE clause tests of a lease row.
 type tests struct {
-	n      *names
+	c      columns         // the lease table's column names
 	names  map[string]bool // how the row is named in the query: its table, or its alias
 	holder bool            // holder = something
 	epoch  bool            // epoch = a parameter
@@ -201,7 +202,7 @@ type tests struct {
 }
 
 func newTests(n *names, rv *pg_query.RangeVar) *tests {
-	t := &tests{n: n, names: map[string]bool{rv.Relname: true}, clockLoc: -1}
+	t := &tests{c: n.of(rv.Relname), names: map[string]bool{rv.Relname: true}, clockLoc: -1}
 	if rv.Alias != nil {
 		t.names = map[string]bool{rv.Alias.Aliasname: true}
 	}
@@ -233,11 +234,12 @@ func (t *tests) compare(op string, col, other *pg_query.Node) {
 		return
 	}
 	switch {
-	case name == t.n.holder && op == "=":
+	case name == "":
+	case name == t.c.holder && op == "=":
 		t.holder = t.holder || !isColumn(other)
-	case name == t.n.epoch && op == "=":
+	case name == t.c.epoch && op == "=":
 		t.epoch = t.epoch || isParam(other)
-	case name == t.n.expiry && (op == ">" || op == ">=" || op == "<" || op == "<="):
+	case name == t.c.expiry && (op == ">" || op == ">=" || op == "<" || op == "<="):
 		kind, text, loc := clockIn(other)
 		if kind == paramClock && t.paramText == "" {
 			t.paramText, t.paramLoc = text, loc

@@ -23,9 +23,12 @@ import (
 // constants that create tables or indexes.
 func (c *checker) learn(sites []*site) *names {
 	n := &names{
-		holder:       pgsql.Identifier(cmp.Or(c.cfg.HolderColumn, config.DefaultHolderColumn)),
-		epoch:        pgsql.Identifier(cmp.Or(c.cfg.EpochColumn, config.DefaultEpochColumn)),
-		expiry:       pgsql.Identifier(cmp.Or(c.cfg.ExpiryColumn, config.DefaultExpiryColumn)),
+		def: columns{
+			holder: pgsql.Identifier(cmp.Or(c.cfg.HolderColumn, config.DefaultHolderColumn)),
+			epoch:  pgsql.Identifier(cmp.Or(c.cfg.EpochColumn, config.DefaultEpochColumn)),
+			expiry: pgsql.Identifier(cmp.Or(c.cfg.ExpiryColumn, config.DefaultExpiryColumn)),
+		},
+		cols:         make(map[string]columns),
 		leases:       make(map[string]bool),
 		guarded:      make(map[string]bool),
 		epochKey:     make(map[string]bool),
@@ -75,20 +78,54 @@ func (c *checker) learn(sites []*site) *names {
 			return true
 		})
 	}
+	// The tables whose statements show a lease's shape, whatever their
+	// columns are called, unless the setting names the lease tables.
+	if len(c.cfg.Table) == 0 {
+		for _, t := range c.schema.Leases() {
+			n.leases[t.Name] = true
+		}
+	}
 	if len(n.leases) == 0 {
 		n.leases[config.DefaultLeaseTable] = true
+	}
+	// Each lease table's columns: by setting, else as its statements
+	// show them, else the defaults.
+	for name := range n.leases {
+		t := c.schema.Tables[name]
+		if t == nil || !t.Lease && len(c.cfg.Table) == 0 {
+			continue // found by the default names' shape
+		}
+		// A role that the statements do not show is played by the
+		// column of the default name where they use one; an inferred
+		// lease table that has none has no such column.
+		col := func(set, inferred, def string) string {
+			switch {
+			case set != "":
+				return pgsql.Identifier(set)
+			case inferred != "":
+				return inferred
+			case t.Lease && !t.Uses(def):
+				return ""
+			}
+			return def
+		}
+		n.cols[name] = columns{
+			holder: col(c.cfg.HolderColumn, t.Holder, config.DefaultHolderColumn),
+			epoch:  col(c.cfg.EpochColumn, t.Epoch, config.DefaultEpochColumn),
+			expiry: col(c.cfg.ExpiryColumn, t.Expiry, config.DefaultExpiryColumn),
+		}
 	}
 	for _, raw := range all {
 		n.learnKeys(raw)
 		pgsql.Walk(raw, func(x *pg_query.Node) bool {
-			if u := x.GetUpdateStmt(); u != nil && n.isLease(u.Relation) && n.counts(u.TargetList) {
+			if u := x.GetUpdateStmt(); u != nil && n.isLease(u.Relation) && counts(n.of(u.Relation.Relname).epoch, u.TargetList) {
 				n.epochCounted[u.Relation.Relname] = true
 			}
 			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) && i.OnConflictClause != nil {
-				if n.counts(i.OnConflictClause.TargetList) {
+				if counts(n.of(i.Relation.Relname).epoch, i.OnConflictClause.TargetList) {
 					n.epochCounted[i.Relation.Relname] = true
 				}
-				if setsColumn(i.Cols, n.holder) {
+				if setsColumn(i.Cols, n.of(i.Relation.Relname).holder) {
 					n.keyed[i.Relation.Relname] = true // an acquisition by key
 				}
 			}
@@ -128,8 +165,9 @@ func (n *names) leaseShape(x *pg_query.Node) (*pg_query.RangeVar, bool) {
 		return nil, false
 	}
 	t := newTests(n, rel)
+	t.c = n.def
 	t.add(where)
-	holder, expiry := setsColumn(sets, n.holder), setsColumn(sets, n.expiry)
+	holder, expiry := setsColumn(sets, n.def.holder), setsColumn(sets, n.def.expiry)
 	if sqltext.IsPlaceholder(rel.Relname) {
 		return rel, holder || expiry || t.holder || t.epoch
 	}
@@ -142,9 +180,9 @@ func (n *names) leaseShape(x *pg_query.Node) (*pg_query.RangeVar, bool) {
 // counts reports whether assignments add to the epoch (epoch = epoch + 1):
 // a counter, which a deleted row starts again. An epoch taken from the
 // clock or a sequence, or kept as it was, does not restart.
-func (n *names) counts(targets []*pg_query.Node) bool {
+func counts(epoch string, targets []*pg_query.Node) bool {
 	for _, t := range targets {
-		if rt := t.GetResTarget(); rt != nil && rt.Name == n.epoch && n.adds(rt.Val) {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == epoch && adds(epoch, rt.Val) {
 			return true
 		}
 	}
@@ -152,7 +190,10 @@ func (n *names) counts(targets []*pg_query.Node) bool {
 }
 
 // adds reports whether val adds to the epoch column (epoch + 1).
-func (n *names) adds(val *pg_query.Node) bool {
+func adds(epoch string, val *pg_query.Node) bool {
+	if epoch == "" {
+		return false
+	}
 	added := false
 	pgsql.Walk(val, func(x *pg_query.Node) bool {
 		ae := x.GetAExpr()
@@ -160,7 +201,7 @@ func (n *names) adds(val *pg_query.Node) bool {
 			return true
 		}
 		for _, operand := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
-			if parts := pgsql.Ident(operand); len(parts) > 0 && parts[len(parts)-1] == n.epoch {
+			if parts := pgsql.Ident(operand); len(parts) > 0 && parts[len(parts)-1] == epoch {
 				added = true
 			}
 		}
@@ -183,7 +224,7 @@ func (n *names) learnKeys(raw *pg_query.RawStmt) {
 			return
 		}
 		for _, elt := range cs.TableElts {
-			if col := elt.GetColumnDef(); col != nil && col.Colname == n.epoch {
+			if col := elt.GetColumnDef(); col != nil && col.Colname == n.of(cs.Relation.Relname).epoch {
 				for _, con := range col.Constraints {
 					if isKey(con.GetConstraint()) {
 						n.epochKey[cs.Relation.Relname] = true
@@ -201,7 +242,7 @@ func (n *names) learnKeys(raw *pg_query.RawStmt) {
 			return
 		}
 		for _, p := range ix.IndexParams {
-			if e := p.GetIndexElem(); e != nil && e.Expr == nil && e.Name == n.epoch {
+			if e := p.GetIndexElem(); e != nil && e.Expr == nil && e.Name == n.of(ix.Relation.Relname).epoch {
 				n.epochKey[ix.Relation.Relname] = true
 			}
 		}
@@ -225,7 +266,7 @@ func (n *names) learnConstraint(rel *pg_query.RangeVar, con *pg_query.Constraint
 		return
 	}
 	for _, k := range con.Keys {
-		if k.GetString_().GetSval() == n.epoch {
+		if k.GetString_().GetSval() == n.of(rel.Relname).epoch {
 			n.epochKey[rel.Relname] = true
 		}
 	}

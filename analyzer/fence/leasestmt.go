@@ -26,7 +26,7 @@ func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.Orig(int(rv.Location)),
-		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.epoch)})
+		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.of(rv.Relname).epoch)})
 }
 
 // checkLeaseUpdate checks an UPDATE of the lease table: expiry set from
@@ -34,18 +34,14 @@ func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv
 // tested against it. A release is none of this.
 func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.UpdateStmt) {
 	verb := "UPDATE of " + n.display(s.Relation.Relname)
-	sets := false
-	for _, t := range s.TargetList {
-		if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry {
-			sets = true
-		}
-	}
-	if n.releases(s.TargetList) {
+	c := n.of(s.Relation.Relname)
+	sets := setsColumn(s.TargetList, c.expiry)
+	if releases(c, s.TargetList) {
 		st.lease = max(st.lease, release)
 		return
 	}
 	for _, t := range s.TargetList {
-		if rt := t.GetResTarget(); rt != nil && rt.Name == n.epoch && n.copies(rt.Val, s.Relation, s.WhereClause) {
+		if rt := t.GetResTarget(); rt != nil && rt.Name == c.epoch && n.copies(rt.Val, s.Relation, s.WhereClause) {
 			return
 		}
 	}
@@ -53,8 +49,8 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 		st.lease = renewal
 	}
 	for _, t := range s.TargetList {
-		if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry {
-			n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
+		if rt := t.GetResTarget(); rt != nil && rt.Name == c.expiry {
+			checkExpiryValue(p, st, verb, c.expiry, rt.Val, int(rt.Location))
 		}
 	}
 	if sets {
@@ -68,6 +64,7 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 // lease has not expired. An arm that matches any expired row (a takeover)
 // needs no holder.
 func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, where *pg_query.Node) {
+	expiry := n.of(rel.Relname).expiry
 	for _, arm := range arms(where) {
 		tests := newTests(n, rel)
 		for _, c := range arm {
@@ -78,12 +75,12 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 		st.renews = st.renews || tests.holder || tests.clock == noClock && tests.paramText == "" && !tests.maybe
 		if tests.paramText != "" {
 			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
-				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.expiry, p.Spell(tests.paramLoc, tests.paramText))})
+				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, expiry, p.Spell(tests.paramLoc, tests.paramText))})
 			return
 		}
 		if tests.holder && tests.clock == noClock && !tests.maybe {
 			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)),
-				msg: fmt.Sprintf("renewal does not test %s > clock_timestamp(): it revives a lease that has expired", n.expiry)})
+				msg: fmt.Sprintf("renewal does not test %s > clock_timestamp(): it revives a lease that has expired", expiry)})
 			return
 		}
 	}
@@ -114,7 +111,7 @@ func arms(where *pg_query.Node) [][]*pg_query.Node {
 // releases reports whether the assignments of an UPDATE end the lease
 // rather than extend it: expiry set to NULL, to -infinity or to the
 // database clock itself, or the holder cleared.
-func (n *names) releases(targets []*pg_query.Node) bool {
+func releases(c columns, targets []*pg_query.Node) bool {
 	for _, t := range targets {
 		rt := t.GetResTarget()
 		if rt == nil {
@@ -125,14 +122,15 @@ func (n *names) releases(targets []*pg_query.Node) bool {
 			v = tc.Arg
 		}
 		switch rt.Name {
-		case n.expiry:
+		case "":
+		case c.expiry:
 			if isNull(v) || isString(v, "-infinity") {
 				return true
 			}
 			if k, _, _ := clockOf(v); k != noClock && k != paramClock {
 				return true // the clock itself, no interval added
 			}
-		case n.holder:
+		case c.holder:
 			if isNull(v) || isString(v, "") {
 				return true
 			}
@@ -155,16 +153,18 @@ func isString(v *pg_query.Node, s string) bool {
 // acquisition) sets expiry from the database clock.
 func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.InsertStmt) {
 	verb := "INSERT into " + n.display(s.Relation.Relname)
+	c := n.of(s.Relation.Relname)
 	col, epochCol := -1, -1
-	for i, c := range s.Cols {
-		switch c.GetResTarget().GetName() {
-		case n.expiry:
+	for i, rt := range s.Cols {
+		switch name := rt.GetResTarget().GetName(); {
+		case name == "":
+		case name == c.expiry:
 			col = i
-		case n.epoch:
+		case name == c.epoch:
 			epochCol = i
 		}
 	}
-	if s.OnConflictClause == nil && !setsColumn(s.Cols, n.holder) {
+	if s.OnConflictClause == nil && !setsColumn(s.Cols, c.holder) {
 		return // a row that nobody holds (a queued message): no acquisition
 	}
 	sel := s.SelectStmt.GetSelectStmt()
@@ -181,7 +181,7 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 	if sel != nil && col >= 0 {
 		for _, row := range sel.ValuesLists {
 			if items := row.GetList().GetItems(); col < len(items) {
-				n.checkExpiryValue(p, st, verb, items[col], -1)
+				checkExpiryValue(p, st, verb, c.expiry, items[col], -1)
 			}
 		}
 	}
@@ -189,15 +189,15 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 		if oc.WhereClause != nil || oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING {
 			st.lease = renewal // the row may not be taken: rows affected say whether it was
 		}
-		if n.releases(oc.TargetList) {
+		if releases(c, oc.TargetList) {
 			return
 		}
 		for _, t := range oc.TargetList {
-			if rt := t.GetResTarget(); rt != nil && rt.Name == n.expiry && !excluded(rt.Val) {
-				n.checkExpiryValue(p, st, verb, rt.Val, int(rt.Location))
+			if rt := t.GetResTarget(); rt != nil && rt.Name == c.expiry && !excluded(rt.Val) {
+				checkExpiryValue(p, st, verb, c.expiry, rt.Val, int(rt.Location))
 			}
 		}
-		if setsColumn(oc.TargetList, n.expiry) && oc.WhereClause != nil {
+		if setsColumn(oc.TargetList, c.expiry) && oc.WhereClause != nil {
 			n.checkRenewal(p, st, verb, s.Relation, oc.WhereClause)
 		}
 	}
@@ -211,7 +211,7 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 // in Go tests the one it replaces (WHERE epoch = $4); one in SQL adds to
 // it.
 func (n *names) copies(val *pg_query.Node, rel *pg_query.RangeVar, where *pg_query.Node) bool {
-	if n.adds(val) {
+	if adds(n.of(rel.Relname).epoch, val) {
 		return false
 	}
 	param := false
@@ -228,7 +228,7 @@ func (n *names) copies(val *pg_query.Node, rel *pg_query.RangeVar, where *pg_que
 }
 
 // checkExpiryValue reports an expiry computed without the database clock.
-func (n *names) checkExpiryValue(p *pgsql.Parsed, st *statement, verb string, val *pg_query.Node, loc int) {
+func checkExpiryValue(p *pgsql.Parsed, st *statement, verb, expiry string, val *pg_query.Node, loc int) {
 	kind, text, at := clockIn(val)
 	if kind == wallClock || kind == stmtClock || kind == txClock || hasPlaceholder(val) {
 		return
@@ -238,19 +238,22 @@ func (n *names) checkExpiryValue(p *pgsql.Parsed, st *statement, verb string, va
 	}
 	if kind == paramClock {
 		st.problems = append(st.problems, problem{off: p.Orig(loc),
-			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, n.expiry, p.Spell(at, text))})
+			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, expiry, p.Spell(at, text))})
 		return
 	}
 	if isNull(val) {
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.Orig(loc),
-		msg: fmt.Sprintf("%s sets %s without the database clock: compute it from clock_timestamp()", verb, n.expiry)})
+		msg: fmt.Sprintf("%s sets %s without the database clock: compute it from clock_timestamp()", verb, expiry)})
 }
 
 // setsColumn reports whether an UPDATE's or ON CONFLICT's assignments set
 // col.
 func setsColumn(targets []*pg_query.Node, col string) bool {
+	if col == "" {
+		return false
+	}
 	for _, t := range targets {
 		if t.GetResTarget().GetName() == col {
 			return true
@@ -259,11 +262,11 @@ func setsColumn(targets []*pg_query.Node, col string) bool {
 	return false
 }
 
-func insertSetsEpoch(s *pg_query.InsertStmt, epoch string) bool {
-	if oc := s.OnConflictClause; oc != nil && setsColumn(oc.TargetList, epoch) {
+func (n *names) insertSetsEpoch(s *pg_query.InsertStmt) bool {
+	if oc := s.OnConflictClause; oc != nil && n.setsEpoch(oc.TargetList) {
 		return true
 	}
-	return setsColumn(s.Cols, epoch)
+	return n.setsEpoch(s.Cols)
 }
 
 // excluded reports whether val is EXCLUDED.col, the value the INSERT

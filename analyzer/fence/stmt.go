@@ -13,11 +13,10 @@ import (
 // names of their columns, and what the package's SQL says of them. Names
 // are as PostgreSQL reads them: unquoted identifiers folded to lower case.
 type names struct {
-	leases  map[string]bool // the lease tables
-	guarded map[string]bool // tables whose writes need a fence: by setting, and from evidence
-	holder  string
-	epoch   string
-	expiry  string
+	leases  map[string]bool    // the lease tables
+	guarded map[string]bool    // tables whose writes need a fence: by setting, and from evidence
+	def     columns            // the column names by setting, else the defaults
+	cols    map[string]columns // a lease table's own column names, where they differ from def
 
 	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
 	epochCounted map[string]bool // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)
@@ -26,6 +25,48 @@ type names struct {
 	// display names a relation in a message: its name, or the Go
 	// expression that chose it at run time.
 	display func(relname string) string
+}
+
+// columns are the names of a lease table's columns; "" where the table
+// has no such column.
+type columns struct {
+	holder, epoch, expiry string
+}
+
+// of returns the columns of the lease table rel.
+func (n *names) of(rel string) columns {
+	if c, ok := n.cols[rel]; ok {
+		return c
+	}
+	return n.def
+}
+
+// epochOf reports whether col is the epoch column of a lease table: a
+// write to another table that sets it carries the fencing token.
+func (n *names) epochOf(col string) bool {
+	if col == "" {
+		return false
+	}
+	if col == n.def.epoch {
+		return true
+	}
+	for _, c := range n.cols {
+		if c.epoch == col {
+			return true
+		}
+	}
+	return false
+}
+
+// setsEpoch reports whether assignments set the epoch column of a lease
+// table.
+func (n *names) setsEpoch(targets []*pg_query.Node) bool {
+	for _, t := range targets {
+		if n.epochOf(t.GetResTarget().GetName()) {
+			return true
+		}
+	}
+	return false
 }
 
 // problem is one finding in a statement, at an offset of the original text.
@@ -101,7 +142,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 		switch {
 		case x.GetInsertStmt() != nil:
 			s := x.GetInsertStmt()
-			n.addWrite(p, st, "INSERT into", s.Relation, insertSetsEpoch(s, n.epoch), newGate(), func(g *gate) {
+			n.addWrite(p, st, "INSERT into", s.Relation, n.insertSetsEpoch(s), newGate(), func(g *gate) {
 				if sel := s.SelectStmt.GetSelectStmt(); sel != nil {
 					g.sel(sel)
 				}
@@ -111,7 +152,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 			}
 		case x.GetUpdateStmt() != nil:
 			s := x.GetUpdateStmt()
-			n.addWrite(p, st, "UPDATE of", s.Relation, setsColumn(s.TargetList, n.epoch), newGate(), func(g *gate) {
+			n.addWrite(p, st, "UPDATE of", s.Relation, n.setsEpoch(s.TargetList), newGate(), func(g *gate) {
 				g.fromWhere(s.FromClause, s.WhereClause, nil)
 			})
 			if n.isLease(s.Relation) {
@@ -128,7 +169,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 			sets := false
 			for _, w := range s.MergeWhenClauses {
 				mw := w.GetMergeWhenClause()
-				sets = sets || setsColumn(mw.GetTargetList(), n.epoch)
+				sets = sets || n.setsEpoch(mw.GetTargetList())
 				if mw.GetCommandType() == pg_query.CmdType_CMD_DELETE {
 					n.checkLeaseDelete(p, st, "MERGE … DELETE from", s.Relation)
 				}
@@ -190,6 +231,7 @@ func (n *names) checkWrite(w *write) []problem {
 		return best.p.Orig(loc)
 	}
 	var out []problem
+	expiry := n.of(best.table).expiry
 	if missing := best.missing(n); missing != "" {
 		out = append(out, problem{off: off(best.loc),
 			msg: fmt.Sprintf("fence does not test %s: a stale write passes it", missing)})
@@ -197,10 +239,10 @@ func (n *names) checkWrite(w *write) []problem {
 	switch {
 	case best.clock == paramClock:
 		out = append(out, problem{off: off(best.clockLoc),
-			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.expiry, best.p.Spell(best.clockLoc, best.clockText))})
+			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", expiry, best.p.Spell(best.clockLoc, best.clockText))})
 	case best.clock == txClock && !best.first:
 		out = append(out, problem{off: off(best.clockLoc),
-			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", n.expiry, best.clockText)})
+			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", expiry, best.clockText)})
 	}
 	if pr, ok := n.checkLock(best); ok {
 		pr.off = off(best.loc)
@@ -220,12 +262,13 @@ func (n *names) checkLock(f *fence) (problem, bool) {
 		f.lock == pg_query.LockClauseStrength_LCS_FORUPDATE
 	keyShare := f.lock == pg_query.LockClauseStrength_LCS_FORKEYSHARE
 	table := n.display(f.table)
+	epoch := n.of(f.table).epoch
 	switch {
 	case strong, keyShare && n.epochKey[f.table]:
 		return problem{}, false
 	case keyShare:
 		return problem{off: f.p.Orig(f.loc),
-			msg: fmt.Sprintf("fence takes FOR KEY SHARE, which a takeover does not wait for unless %s is a key column, and no unique key on %s includes it: use FOR SHARE, or add UNIQUE (name, %s)", n.epoch, table, n.epoch)}, true
+			msg: fmt.Sprintf("fence takes FOR KEY SHARE, which a takeover does not wait for unless %s is a key column, and no unique key on %s includes it: use FOR SHARE, or add UNIQUE (name, %s)", epoch, table, epoch)}, true
 	}
 	lock := "FOR SHARE"
 	if n.epochKey[f.table] {
