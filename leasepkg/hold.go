@@ -17,6 +17,7 @@ import (
 type Term struct {
 	m     *Manager
 	lease atomic.Pointer[Lease]
+	state atomic.Int32 // termAcquiring, termStarted, termExpired
 }
 
 // Lease returns the current fencing token.
@@ -40,7 +41,10 @@ func (t *Term) AppendOrders(ctx context.Context, orders []Order) error {
 //
 // Hold returns an error wrapping ErrLeaseHeld (or ErrTakeoverBlocked) if it
 // could not acquire, one wrapping ErrLeaseLost if the lease was lost while
-// fn ran, and otherwise fn's error. When fn returns while the lease is
+// fn ran, and otherwise fn's error. The term's deadline starts when its
+// acquisition is sent: an acquisition confirmed only after a TTL (a slow
+// pool, a slow network) could have expired by then, so Hold releases it and
+// returns an error wrapping ErrLeaseLost without running fn. When fn returns while the lease is
 // held, Hold releases it, on a context that outlives ctx's cancellation and
 // is bounded by the TTL.
 //
@@ -61,8 +65,11 @@ func (m *Manager) Hold(ctx context.Context, fn func(ctx context.Context, t *Term
 // half times that so that contenders spread out, and sooner if the lease
 // expires earlier by the database's clock. It returns ctx's error if ctx
 // ends first; other errors (a schema that cannot hold the fence, a closed
-// Manager) at once. Once acquired, it renews and runs fn as Hold does, and
-// returns as Hold does; to lead again after a loss, call it again.
+// Manager) at once. Every attempt has a deadline of its own: an attempt
+// slower than the TTL ends only that attempt (an acquisition it confirmed
+// too late is released), and the next term's context starts afresh. Once
+// acquired, it renews and runs fn as Hold does, and returns as Hold does;
+// to lead again after a loss, call it again.
 func (m *Manager) Campaign(ctx context.Context, fn func(ctx context.Context, t *Term) error) error {
 	return m.hold(ctx, true, fn)
 }
@@ -71,35 +78,74 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 	if err := m.check(); err != nil {
 		return err
 	}
-	leaseCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	t := &Term{m: m}
-	expire := func() {
+	for {
+		// 1. Acquire. A term's deadline belongs to that term: it starts
+		// before the acquisition is sent (the lease lives at least a TTL
+		// from then) and ends with the attempt if it fails, so that a
+		// slow attempt cannot end the next one's term.
+		t, leaseCtx, cancel, deadline, expire := m.newTerm(ctx)
+		l, err := m.Acquire(ctx)
+		if err != nil {
+			deadline.Stop()
+			cancel(nil)
+			if !campaign || !retryable(err) {
+				return err
+			}
+			if err := m.waitToRetry(ctx); err != nil {
+				return fmt.Errorf("campaign for lease %q: %w", m.cfg.Name, err)
+			}
+			continue
+		}
+		if !t.start(l) {
+			// The acquisition was confirmed only after its deadline: the
+			// lease could have expired before this process heard of it.
+			// Give it up, and acquire again if campaigning.
+			cancel(nil)
+			_ = m.releaseBounded(ctx, l) // a lease already lost is the outcome wanted
+			if !campaign {
+				return fmt.Errorf("acquire lease %q: %w", m.cfg.Name, m.unconfirmed())
+			}
+			continue
+		}
+		return m.runTerm(ctx, leaseCtx, cancel, t, deadline, expire, fn)
+	}
+}
+
+// newTerm prepares a term before its acquisition is sent: its context, and
+// its deadline, a timer of a TTL that calls expire. expire cancels the
+// context, and tells the observer of a loss once the term has started.
+func (m *Manager) newTerm(ctx context.Context) (t *Term, leaseCtx context.Context, cancel context.CancelCauseFunc, deadline *time.Timer, expire func()) {
+	t = &Term{m: m}
+	t.lease.Store(&Lease{Name: m.cfg.Name, Holder: m.cfg.Holder})
+	leaseCtx, cancel = context.WithCancelCause(ctx)
+	expire = func() {
 		err := m.unconfirmed()
-		m.observe(Lost, t.Lease(), err)
+		if !t.state.CompareAndSwap(termAcquiring, termExpired) {
+			m.observe(Lost, t.Lease(), err)
+		}
 		cancel(err)
 	}
+	return t, leaseCtx, cancel, time.AfterFunc(m.cfg.TTL, expire), expire
+}
 
-	// 1. Acquire. The lease lives at least a TTL from when the acquisition
-	// was sent, so the timer that ends the term starts before it is sent.
-	// A campaign tries again until it acquires.
-	t.lease.Store(&Lease{Name: m.cfg.Name, Holder: m.cfg.Holder})
-	var deadline *time.Timer
-	for {
-		deadline = time.AfterFunc(m.cfg.TTL, expire)
-		l, err := m.Acquire(ctx)
-		if err == nil {
-			t.lease.Store(&l)
-			break
-		}
-		deadline.Stop()
-		if !campaign || !retryable(err) {
-			return err
-		}
-		if err := m.waitToRetry(ctx); err != nil {
-			return fmt.Errorf("campaign for lease %q: %w", m.cfg.Name, err)
-		}
-	}
+// The states of a term: acquiring until its acquisition is confirmed,
+// then started; expired if its deadline came first.
+const (
+	termAcquiring int32 = iota
+	termStarted
+	termExpired
+)
+
+// start records t's lease and starts the term, unless its deadline passed
+// while it was being acquired.
+func (t *Term) start(l Lease) bool {
+	t.lease.Store(&l)
+	return t.state.CompareAndSwap(termAcquiring, termStarted)
+}
+
+// runTerm renews t's lease and runs fn while it holds, then releases it.
+func (m *Manager) runTerm(ctx, leaseCtx context.Context, cancel context.CancelCauseFunc, t *Term, deadline *time.Timer, expire func(), fn func(ctx context.Context, t *Term) error) error {
+	defer cancel(nil)
 
 	// 2. Renew in the background until fn returns or the lease is lost.
 	stop := make(chan struct{})
@@ -117,12 +163,18 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 	}
 
 	// 5. Release, even if ctx was cancelled, within a TTL.
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.TTL)
-	defer rcancel()
-	if err := m.Release(rctx, t.Lease()); err != nil && fnErr == nil {
+	if err := m.releaseBounded(ctx, t.Lease()); err != nil && fnErr == nil {
 		return err
 	}
 	return fnErr
+}
+
+// releaseBounded releases l on a context that outlives ctx's cancellation
+// and is bounded by the TTL.
+func (m *Manager) releaseBounded(ctx context.Context, l Lease) error {
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.TTL)
+	defer rcancel()
+	return m.Release(rctx, l)
 }
 
 func (m *Manager) unconfirmed() error {
