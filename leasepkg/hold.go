@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,18 +59,32 @@ func (m *Manager) Hold(ctx context.Context, fn func(ctx context.Context, t *Term
 	return m.hold(ctx, false, fn)
 }
 
-// Campaign is Hold that waits to acquire: while another holder holds the
-// lease (ErrLeaseHeld), a takeover is blocked (ErrTakeoverBlocked), an
-// acquisition's outcome is unknown, or the database cannot be reached, it
+// Campaign is Hold that waits to acquire. While another holder holds the
+// lease (ErrLeaseHeld) or a takeover is blocked (ErrTakeoverBlocked), it
 // tries again after a RenewInterval, jittered between half and one and a
 // half times that so that contenders spread out, and sooner if the lease
-// expires earlier by the database's clock. It returns ctx's error if ctx
-// ends first; other errors (a schema that cannot hold the fence, a closed
-// Manager) at once. Every attempt has a deadline of its own: an attempt
-// slower than the TTL ends only that attempt (an acquisition it confirmed
-// too late is released), and the next term's context starts afresh. Once
-// acquired, it renews and runs fn as Hold does, and returns as Hold does;
-// to lead again after a loss, call it again.
+// expires earlier by the database's clock. After what a restart, a failover
+// or a busy server produces, it backs off: a quarter of the RenewInterval,
+// doubled after each consecutive failure up to two RenewIntervals, with the
+// same jitter. Those are an acquisition whose outcome is unknown, an error
+// that is not the server's (a dial, a lost connection), and the server's
+// SQLSTATE classes 08 (connection), 53 (too many connections, out of
+// resources) and 58 (I/O), and 25006 (read-only: a standby, or a failover
+// in progress), 40001 and 40P01, 55P03 and 55006, 57014, 57P01, 57P02,
+// 57P03 (starting up) and 57P05.
+//
+// It gives up at once on what retrying cannot fix, and the error says which
+// of them it was and wraps the cause: a schema error (ErrSchema; SQLSTATE
+// class 42, 3D000, 3F000, 57P04), a permissions error (42501, class 28), an
+// isolation or transaction-state error (ErrIsolation, the rest of class
+// 25), or another server error; on a closed Manager; and with ctx's error
+// when ctx ends.
+//
+// Every attempt has a deadline of its own: an attempt slower than the TTL
+// ends only that attempt (an acquisition it confirmed too late is
+// released), and the next term's context starts afresh. Once acquired, it
+// renews and runs fn as Hold does, and returns as Hold does; to lead again
+// after a loss, call it again.
 func (m *Manager) Campaign(ctx context.Context, fn func(ctx context.Context, t *Term) error) error {
 	return m.hold(ctx, true, fn)
 }
@@ -78,6 +93,7 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 	if err := m.check(); err != nil {
 		return err
 	}
+	failures := 0 // consecutive attempts that failed for want of a database
 	for {
 		// 1. Acquire. A term's deadline belongs to that term: it starts
 		// before the acquisition is sent (the lease lives at least a TTL
@@ -88,10 +104,23 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 		if err != nil {
 			deadline.Stop()
 			cancel(nil)
-			if !campaign || !retryable(err) {
+			if !campaign {
 				return err
 			}
-			if err := m.waitToRetry(ctx); err != nil {
+			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+				return err
+			}
+			if kind := notRetried(err); kind != "" {
+				return fmt.Errorf("campaign for lease %q: %s, which retrying cannot fix: %w", m.cfg.Name, kind, err)
+			}
+			wait := m.waitForHolder
+			if errors.Is(err, ErrLeaseHeld) || errors.Is(err, ErrTakeoverBlocked) {
+				failures = 0
+			} else {
+				failures++
+				wait = func(ctx context.Context) error { return m.backoff(ctx, failures) }
+			}
+			if err := wait(ctx); err != nil {
 				return fmt.Errorf("campaign for lease %q: %w", m.cfg.Name, err)
 			}
 			continue
@@ -223,25 +252,82 @@ func (m *Manager) renewLoop(ctx context.Context, stop <-chan struct{}, t *Term, 
 	}
 }
 
-// retryable says whether a campaign tries again after err.
-func retryable(err error) bool {
-	if errors.Is(err, ErrLeaseHeld) || errors.Is(err, ErrTakeoverBlocked) || errors.Is(err, ErrOutcomeUnknown) {
-		return true
+// notRetried says why a campaign gives up after err, or "" if it tries
+// again. It tries again after whatever a restart, a failover or a busy
+// server produces, and gives up only on what waiting cannot fix: the
+// schema (a missing table or column, a database or schema that does not
+// exist), permissions, and the isolation level. (A closed Manager and the
+// end of the campaign's context end it before it asks.)
+func notRetried(err error) string {
+	switch {
+	case errors.Is(err, ErrSchema):
+		return "a schema error"
+	case errors.Is(err, ErrIsolation):
+		return "an isolation error"
+	case errors.Is(err, ErrLeaseHeld), errors.Is(err, ErrTakeoverBlocked), errors.Is(err, ErrOutcomeUnknown):
+		return ""
 	}
-	// An error of the server's own (a missing table, a permission) will
-	// not go away by waiting; one of the network might.
 	var pgErr *pgconn.PgError
-	return !errors.As(err, &pgErr) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	if !errors.As(err, &pgErr) {
+		return "" // the network, a dial, a pool: the database cannot be reached
+	}
+	code := pgErr.Code
+	switch {
+	case transientCode(code):
+		return ""
+	case code == "42501" || strings.HasPrefix(code, "28"):
+		return "a permissions error (SQLSTATE " + code + ")"
+	case strings.HasPrefix(code, "42") || code == "3D000" || code == "3F000" || code == "57P04":
+		return "a schema error (SQLSTATE " + code + ")"
+	case strings.HasPrefix(code, "25"):
+		return "an isolation or transaction-state error (SQLSTATE " + code + ")"
+	}
+	return "a server error that is not transient (SQLSTATE " + code + ")"
 }
 
-// waitToRetry waits a jittered RenewInterval, or less if the lease expires
-// sooner by the database's clock, or until ctx is done.
-func (m *Manager) waitToRetry(ctx context.Context) error {
+// transientCode says whether a server error with SQLSTATE code is one that
+// a restart, a failover or a busy server produces, and that a later
+// attempt can get past.
+func transientCode(code string) bool {
+	switch code {
+	case "25006", // read_only_sql_transaction: a standby, or a primary being demoted
+		"40001", "40P01", // serialization_failure, deadlock_detected
+		"55P03", "55006", // lock_not_available, object_in_use
+		"57014",                            // query_canceled: a statement_timeout, a cancel
+		"57P01", "57P02", "57P03", "57P05": // admin or crash shutdown, cannot_connect_now (starting up), idle_session_timeout
+		return true
+	}
+	return strings.HasPrefix(code, "08") || // connection_exception
+		strings.HasPrefix(code, "53") || // insufficient_resources: too many connections, disk full, out of memory
+		strings.HasPrefix(code, "58") // system_error: an I/O error
+}
+
+// backoff waits after the n-th consecutive attempt that failed for want of
+// a database: a quarter of the RenewInterval doubled for each, at most two
+// RenewIntervals, jittered between half and one and a half times that so
+// that contenders coming back together spread out; or until ctx is done.
+func (m *Manager) backoff(ctx context.Context, n int) error {
+	d := max(m.cfg.RenewInterval/4, time.Millisecond)
+	for i := 1; i < n && d < 2*m.cfg.RenewInterval; i++ {
+		d *= 2
+	}
+	d = min(d, 2*m.cfg.RenewInterval)
+	return sleep(ctx, d/2+rand.N(d))
+}
+
+// waitForHolder waits a jittered RenewInterval, or less if the lease
+// expires sooner by the database's clock, or until ctx is done.
+func (m *Manager) waitForHolder(ctx context.Context) error {
 	wait := m.cfg.RenewInterval/2 + rand.N(m.cfg.RenewInterval)
 	if info, err := m.Leader(ctx); err == nil && info.Held && info.Remaining < wait {
 		wait = info.Remaining + rand.N(m.cfg.RenewInterval/4+1)
 	}
-	t := time.NewTimer(wait)
+	return sleep(ctx, wait)
+}
+
+// sleep waits d, or until ctx is done and returns its cause.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
