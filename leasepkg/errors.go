@@ -53,6 +53,14 @@ var (
 	// the transaction back and run it as READ COMMITTED.
 	ErrIsolation = errors.New("fenced statement needs a READ COMMITTED transaction")
 
+	// ErrSavepoint means a fence was taken inside a subtransaction (a
+	// savepoint, a nested pgx transaction), or after one that wrote and was
+	// released. Rolling back to a savepoint releases the row lock taken
+	// after it, and the transaction's later writes would then commit
+	// unfenced, after another holder took over. Roll the transaction back,
+	// and fence it at its top level, before any savepoint.
+	ErrSavepoint = errors.New("fence inside a savepoint: rolling back to it would release the lease row's lock")
+
 	// ErrClosed means the Manager was closed.
 	ErrClosed = errors.New("lease manager closed")
 )

@@ -15,6 +15,13 @@ import (
 // it, then commits only before the next epoch is acquired, since every
 // change of the epoch waits for tx to end. On any error, roll tx back.
 //
+// The fence must be taken at tx's top level: inside a savepoint (a nested
+// pgx transaction, or a SAVEPOINT statement), where rolling back to the
+// savepoint would release the row lock while tx goes on, it returns an
+// error wrapping ErrSavepoint, as it does after a savepoint that wrote and
+// was released, which the database does not tell apart. The check travels
+// in the same round trip as the fence.
+//
 // tx must be READ COMMITTED (ErrIsolation otherwise), and from the fence
 // on the server ends tx's session if it idles for Config.IdleInTxTimeout,
 // so that a holder cut off from the database cannot hold the lease row
@@ -29,13 +36,25 @@ func (m *Manager) Fence(ctx context.Context, tx pgx.Tx, l Lease) error {
 		return err
 	}
 	var iso string
-	var fenced bool
-	err := tx.QueryRow(ctx, fenceSQL, m.idleInTxSetting(), l.Name, l.Holder, l.Epoch).Scan(&iso, nil, nil, &fenced)
+	var fenced, nested bool
+	b := &pgx.Batch{}
+	b.Queue(fenceSQL, m.idleInTxSetting(), l.Name, l.Holder, l.Epoch)
+	b.Queue(subtransactionSQL)
+	br := tx.SendBatch(ctx, b)
+	err := br.QueryRow().Scan(&iso, nil, nil, &fenced)
+	if err == nil {
+		err = br.QueryRow().Scan(&nested)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	switch {
 	case err != nil:
 		err = writeError(err)
 	case iso != readCommittedName:
 		err = isolationError(iso)
+	case fenced && nested:
+		err = ErrSavepoint
 	case !fenced:
 		m.observe(WriteRejected, l, ErrStaleFence)
 		err = ErrStaleFence

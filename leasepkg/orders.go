@@ -86,7 +86,9 @@ func (m *Manager) AppendOrders(ctx context.Context, l Lease, orders []Order) err
 // wrapping ErrIsolation (the check travels in the same round trip as the
 // write). From the fence on, the server ends the transaction's session if
 // it idles for Config.IdleInTxTimeout, so that a holder cut off from the
-// database cannot keep the lease row locked against a takeover. On any error the caller must roll back: on ErrStaleFence nothing
+// database cannot keep the lease row locked against a takeover. Like
+// [Manager.Fence], it must run at the transaction's top level, and returns
+// an error wrapping ErrSavepoint inside a savepoint. On any error the caller must roll back: on ErrStaleFence nothing
 // was written, and its other writes were made under a lease it does not
 // hold.
 func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order) error {
@@ -99,12 +101,17 @@ func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order
 	b := &pgx.Batch{}
 	b.Queue(m.sessionSQL, m.idleInTxSetting())
 	b.Queue(m.appendSQL, l.Name, l.Holder, l.Epoch, o.Key, o.Payload)
+	b.Queue(subtransactionSQL)
 	br := tx.SendBatch(ctx, b)
 	var iso string
 	var tag pgconn.CommandTag
+	var nested bool
 	err := br.QueryRow().Scan(&iso, nil, nil)
 	if err == nil {
 		tag, err = br.Exec()
+	}
+	if err == nil {
+		err = br.QueryRow().Scan(&nested)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -112,6 +119,8 @@ func (m *Manager) AppendOrderTx(ctx context.Context, tx pgx.Tx, l Lease, o Order
 	switch {
 	case err == nil && iso != readCommittedName:
 		err = isolationError(iso)
+	case err == nil && tag.RowsAffected() == 1 && nested:
+		err = ErrSavepoint
 	case err == nil:
 		err = m.checkFenced(l, tag, 1)
 	}

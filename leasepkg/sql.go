@@ -43,6 +43,17 @@ const fenceSQL = `SELECT current_setting('transaction_isolation'),
           AND expires_at > clock_timestamp()
           FOR KEY SHARE)`
 
+// subtransactionSQL says whether the caller's transaction holds more than
+// one transaction id: besides its own, one of a subtransaction. A fence's
+// FOR KEY SHARE gives the (sub)transaction it runs in an id of its own, so
+// after a fence this is true inside a savepoint, where the lock would be
+// released by a rollback to it, and false at the top level. It is true as
+// well after a savepoint that wrote and was released (its id stays with the
+// transaction), which it cannot tell apart: the fence refuses that too.
+const subtransactionSQL = `SELECT count(*) > 1 FROM pg_locks
+ WHERE pid = pg_backend_pid() AND locktype = 'transactionid'
+   AND mode = 'ExclusiveLock' AND granted`
+
 // leaderSQL reads a lease row and judges it by the database's clock: the
 // holder, the epoch, the expiry, whether it is unexpired, and the time left.
 // $1 name.
