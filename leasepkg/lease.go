@@ -47,7 +47,10 @@ type Manager struct {
 // pool. If the lease table exists, Open checks the schema as
 // [Manager.CheckSchema] does and fails with an error wrapping ErrSchema if
 // it cannot hold the fence; if it does not exist yet, [Manager.Migrate]
-// creates and checks it. The context governs connecting and the check.
+// creates and checks it. A schema that the previous version of this
+// package made (it lacks everything this version added, and nothing else)
+// opens, and [Manager.Migrate] brings it up to date; run it before
+// acquiring. The context governs connecting and the check.
 func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.DSN == "" {
 		return nil, errors.New("lease config: dsn must not be empty")
@@ -71,7 +74,11 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	m.owned = true
 	exists, err := leaseTableExists(ctx, pool)
 	if err == nil && exists {
-		err = checkSchema(ctx, pool)
+		var problems []problem
+		problems, err = schemaProblems(ctx, pool)
+		if err == nil && !previousVersion(problems) {
+			err = schemaError(problems)
+		}
 	}
 	if err != nil {
 		m.Close()
@@ -339,7 +346,7 @@ func (m *Manager) bumpWait() time.Duration {
 }
 
 // Release gives the lease up by expiring its row (the row is never deleted,
-// so epochs are never reused); the next Acquire by anyone takes it over at
+// and the schema refuses to delete it, so that its epochs only grow); the next Acquire by anyone takes it over at
 // once. A lease that was already lost returns an error wrapping ErrLeaseLost.
 // The context governs the statement.
 func (m *Manager) Release(ctx context.Context, l Lease) error {

@@ -73,7 +73,60 @@ func (m *Manager) CheckSchema(ctx context.Context) error {
 }
 
 func checkSchema(ctx context.Context, q querier) error {
-	var problems []string
+	problems, err := schemaProblems(ctx, q)
+	if err != nil {
+		return err
+	}
+	return schemaError(problems)
+}
+
+// schemaError is the error for problems, nil if there are none.
+func schemaError(problems []problem) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.msg
+	}
+	return fmt.Errorf("%w: %s", ErrSchema, strings.Join(msgs, "; "))
+}
+
+// problem is one way the schema differs from what the fence needs. added,
+// if not empty, names a part that this version of the schema added and
+// that is missing, which Migrate creates.
+type problem struct {
+	msg   string
+	added string
+}
+
+// addedParts are the parts of the schema that this version added to the
+// previous one, as problem.added names them.
+var addedParts = []string{"worker_leases_keep_rows", "worker_leases_no_truncate", "worker_leases_epoch_grows"}
+
+// previousVersion says whether problems are exactly the parts that this
+// version added, all missing: a schema that the previous version made,
+// which Open accepts and Migrate brings up to date.
+func previousVersion(problems []problem) bool {
+	missing := map[string]bool{}
+	for _, p := range problems {
+		if p.added == "" {
+			return false
+		}
+		missing[p.added] = true
+	}
+	for _, part := range addedParts {
+		if !missing[part] {
+			return false
+		}
+	}
+	return true
+}
+
+// schemaProblems lists what is wrong with the schema, or returns an error
+// wrapping ErrIsolation for the session's default isolation level.
+func schemaProblems(ctx context.Context, q querier) ([]problem, error) {
+	var problems []problem
 	for _, t := range []struct {
 		table   string
 		columns []column
@@ -83,25 +136,97 @@ func checkSchema(ctx context.Context, q querier) error {
 	} {
 		p, err := checkTable(ctx, q, t.table, t.columns)
 		if err != nil {
-			return fmt.Errorf("check lease schema: %w", err)
+			return nil, fmt.Errorf("check lease schema: %w", err)
 		}
 		problems = append(problems, p...)
 	}
+	if len(problems) > 0 && problems[0].msg == noLeaseTable {
+		return problems, nil
+	}
+	p, err := checkGuards(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("check lease schema: %w", err)
+	}
+	problems = append(problems, p...)
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s", ErrSchema, strings.Join(problems, "; "))
+		return problems, nil
 	}
 	rows, err := q.Query(ctx, `SELECT current_setting('default_transaction_isolation')`)
 	if err != nil {
-		return fmt.Errorf("check lease schema: %w", err)
+		return nil, fmt.Errorf("check lease schema: %w", err)
 	}
 	iso, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[string])
 	if err != nil {
-		return fmt.Errorf("check lease schema: %w", err)
+		return nil, fmt.Errorf("check lease schema: %w", err)
 	}
 	if iso != readCommittedName {
-		return fmt.Errorf("%w: default_transaction_isolation is %s, so a lone fenced statement would read the lease row as of a snapshot", ErrIsolation, iso)
+		return nil, fmt.Errorf("%w: default_transaction_isolation is %s, so a lone fenced statement would read the lease row as of a snapshot", ErrIsolation, iso)
 	}
-	return nil
+	return nil, nil
+}
+
+// noLeaseTable is the problem of a database without the lease table.
+const noLeaseTable = "table worker_leases does not exist (run Migrate)"
+
+// guards are the triggers that keep epochs growing per lease name (see
+// schema.sql): each must call worker_leases_keep, fire as its type says
+// (pg_trigger.tgtype: 1 row, 2 before, 8 delete, 16 update, 32 truncate),
+// and be enabled ALWAYS, so that session_replication_role = replica does
+// not skip it.
+var guards = []struct {
+	name   string
+	tgtype int
+	what   string
+}{
+	{"worker_leases_keep_rows", 1 | 2 | 8, "refuses DELETE of a lease row, which would restart its epoch at 1"},
+	{"worker_leases_no_truncate", 2 | 32, "refuses TRUNCATE of the lease table, which would restart every epoch at 1"},
+	{"worker_leases_epoch_grows", 1 | 2 | 16, "refuses an UPDATE that renames a lease row, moves its epoch back or gives its epoch to another holder"},
+}
+
+// guardsSQL lists the lease table's triggers: name, type, whether enabled
+// ALWAYS, and the function they call.
+const guardsSQL = `SELECT t.tgname::text, t.tgtype::int, t.tgenabled = 'A', t.tgfoid::regproc::text
+  FROM pg_trigger t
+ WHERE t.tgrelid = to_regclass('worker_leases') AND NOT t.tgisinternal`
+
+// checkGuards returns what is wrong with the triggers that keep epochs
+// growing.
+func checkGuards(ctx context.Context, q querier) ([]problem, error) {
+	rows, err := q.Query(ctx, guardsSQL)
+	if err != nil {
+		return nil, err
+	}
+	type trigger struct {
+		tgtype int
+		always bool
+		fn     string
+	}
+	have := map[string]trigger{}
+	var name string
+	var tr trigger
+	_, err = pgx.ForEachRow(rows, []any{&name, &tr.tgtype, &tr.always, &tr.fn}, func() error {
+		have[name] = tr
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var problems []problem
+	for _, g := range guards {
+		h, ok := have[g.name]
+		switch {
+		case !ok:
+			problems = append(problems, problem{
+				msg:   fmt.Sprintf("worker_leases has no trigger %s, which %s and reuse fencing tokens (run Migrate)", g.name, g.what),
+				added: g.name,
+			})
+		case h.fn != "worker_leases_keep" || h.tgtype != g.tgtype:
+			problems = append(problems, problem{msg: fmt.Sprintf("trigger %s on worker_leases is not the one Migrate makes (it %s, so that no epoch is reused)", g.name, g.what)})
+		case !h.always:
+			problems = append(problems, problem{msg: fmt.Sprintf("trigger %s on worker_leases is not enabled ALWAYS (ALTER TABLE worker_leases ENABLE ALWAYS TRIGGER %s): disabled or skipped it no longer %s, and epochs can be reused", g.name, g.name, g.what)})
+		}
+	}
+	return problems, nil
 }
 
 // readCommitted is the isolation of the package's own transactions, whatever
@@ -119,7 +244,7 @@ func isolationError(iso string) error {
 
 // checkTable returns what is wrong with table: missing or mistyped
 // columns, and missing unique indexes.
-func checkTable(ctx context.Context, q querier, table string, want []column) ([]string, error) {
+func checkTable(ctx context.Context, q querier, table string, want []column) ([]problem, error) {
 	rows, err := q.Query(ctx, columnsSQL, table)
 	if err != nil {
 		return nil, err
@@ -139,18 +264,21 @@ func checkTable(ctx context.Context, q querier, table string, want []column) ([]
 		return nil, err
 	}
 	if len(have) == 0 {
-		return []string{"table " + table + " does not exist (run Migrate)"}, nil
+		return []problem{{msg: "table " + table + " does not exist (run Migrate)"}}, nil
 	}
-	var problems []string
+	var problems []problem
+	bad := func(format string, args ...any) {
+		problems = append(problems, problem{msg: fmt.Sprintf(format, args...)})
+	}
 	for _, w := range want {
 		h, ok := have[w.name]
 		switch {
 		case !ok:
-			problems = append(problems, fmt.Sprintf("%s has no column %s", table, w.name))
+			bad("%s has no column %s", table, w.name)
 		case h.typ != w.typ:
-			problems = append(problems, fmt.Sprintf("%s.%s is %s, want %s", table, w.name, h.typ, w.typ))
+			bad("%s.%s is %s, want %s", table, w.name, h.typ, w.typ)
 		case !h.notNull:
-			problems = append(problems, fmt.Sprintf("%s.%s is nullable, want NOT NULL", table, w.name))
+			bad("%s.%s is nullable, want NOT NULL", table, w.name)
 		}
 	}
 
@@ -183,15 +311,15 @@ func checkTable(ctx context.Context, q querier, table string, want []column) ([]
 	switch table {
 	case "worker_leases":
 		if !exactly("name") {
-			problems = append(problems, "worker_leases has no unique index on (name) alone: acquisition relies on it")
+			bad("worker_leases has no unique index on (name) alone: acquisition relies on it")
 		}
 		if !covers("epoch") {
-			problems = append(problems, "worker_leases has no unique index covering epoch (valid, not partial, not on expressions), "+
+			bad("worker_leases has no unique index covering epoch (valid, not partial, not on expressions), " +
 				"so an epoch change does not conflict with a fenced write's FOR KEY SHARE: add UNIQUE (name, epoch)")
 		}
 	case "orders":
 		if !exactly("order_key") {
-			problems = append(problems, "orders has no unique index on (order_key) alone: order keys would not be idempotent")
+			bad("orders has no unique index on (order_key) alone: order keys would not be idempotent")
 		}
 	}
 	return problems, nil
