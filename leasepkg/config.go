@@ -57,10 +57,13 @@ type Config struct {
 	// Name is the lease's name, the primary key of its row. Required.
 	Name string
 
-	// Holder identifies this process in the lease row. It must be unique
-	// among the contenders: two processes with the same holder would both
-	// pass the fence. Default: hostname:pid:random, the random part because
-	// containers reuse hostnames and pid 1.
+	// Holder identifies this process in the lease row. It should be unique
+	// among the contenders. Two processes with the same holder are told
+	// apart by their terms (Lease.Term, a random id of each acquisition):
+	// neither takes over or renews the other's term, and each one's fence
+	// admits only its own epoch; but a write under a Lease that one of them
+	// hands the other passes the fence. Default: hostname:pid:random, the
+	// random part because containers reuse hostnames and pid 1.
 	Holder string
 
 	// TTL is how long a lease lives after the database last extended it.
@@ -143,6 +146,13 @@ func NewHolderID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
 	return host + ":" + strconv.Itoa(os.Getpid()) + ":" + hex.EncodeToString(b[:])
+}
+
+// newTermID returns a random id for a term, the acquisition that grants it.
+func newTermID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
+	return hex.EncodeToString(b[:])
 }
 
 // Validate reports every problem with the configuration, joined. A DSN, when

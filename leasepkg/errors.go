@@ -16,8 +16,11 @@ var (
 	// not hold the lease, or the lease has expired by the database's clock.
 	ErrStaleFence = errors.New("stale fence; drop the write")
 
-	// ErrLeaseHeld means another holder holds an unexpired lease.
-	ErrLeaseHeld = errors.New("lease held by another holder")
+	// ErrLeaseHeld means an unexpired lease is held by a term that this
+	// Manager did not acquire: another holder's, or one under this
+	// holder id that another process acquired. The error that wraps it
+	// says which.
+	ErrLeaseHeld = errors.New("lease held")
 
 	// ErrTakeoverBlocked means the lease has expired by the database's
 	// clock, but transactions that hold its row lock (fenced transactions

@@ -12,8 +12,8 @@ import (
 
 // LeaderInfo is who holds a lease, as the database judges it.
 type LeaderInfo struct {
-	// Lease is the holder and epoch that the lease row names; zero when
-	// the lease has never been acquired.
+	// Lease is the holder, epoch and term that the lease row names; zero
+	// when the lease has never been acquired.
 	Lease Lease
 	// ExpiresAt is the row's expiry, by the database's clock.
 	ExpiresAt time.Time
@@ -44,7 +44,7 @@ type rowQuerier interface {
 
 func readLeader(ctx context.Context, q rowQuerier, name string) (LeaderInfo, error) {
 	info := LeaderInfo{Lease: Lease{Name: name}}
-	err := q.QueryRow(ctx, leaderSQL, name).Scan(&info.Lease.Holder, &info.Lease.Epoch, &info.ExpiresAt, &info.Held, &info.Remaining)
+	err := q.QueryRow(ctx, leaderSQL, name).Scan(&info.Lease.Holder, &info.Lease.Epoch, &info.Lease.Term, &info.ExpiresAt, &info.Held, &info.Remaining)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return LeaderInfo{Lease: Lease{Name: name}}, nil
 	}

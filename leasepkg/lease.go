@@ -21,6 +21,11 @@ type Lease struct {
 	Name   string
 	Holder string
 	Epoch  int64
+	// Term identifies the acquisition that granted the lease, a random id
+	// of its own beside the holder's name: two processes configured with
+	// one holder id hold two terms, and a renewal renews only its own.
+	// Empty in a Lease made by hand, which then renews its epoch only.
+	Term string
 }
 
 func (l Lease) String() string {
@@ -184,8 +189,8 @@ func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
 	if err := m.check(); err != nil {
 		return Lease{}, err
 	}
-	l := Lease{Name: m.cfg.Name, Holder: m.cfg.Holder}
-	epoch, err := m.acquire(ctx)
+	l := Lease{Name: m.cfg.Name, Holder: m.cfg.Holder, Term: newTermID()}
+	epoch, err := m.acquire(ctx, l.Term)
 	if err != nil {
 		return Lease{}, fmt.Errorf("acquire lease %q: %w", l.Name, err)
 	}
@@ -194,7 +199,7 @@ func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
 	return l, nil
 }
 
-func (m *Manager) acquire(ctx context.Context) (int64, error) {
+func (m *Manager) acquire(ctx context.Context, term string) (int64, error) {
 	name, holder, ttl := m.cfg.Name, m.cfg.Holder, m.ttlMillis()
 
 	// 1. On a connection of its own, so that its backend's pid is known
@@ -215,10 +220,10 @@ func (m *Manager) acquire(ctx context.Context) (int64, error) {
 	// LockTimeout for fenced transactions under the old epoch.
 	var taken, first bool
 	var epoch int64
-	var cur string
+	var cur, curTerm string
 	err = inTx(ctx, conn, m.cfg.LockTimeout, func(b *pgx.Batch) {
-		b.Queue(takeoverSQL, name, holder, ttl)
-		b.Queue(firstSQL, name, holder, ttl)
+		b.Queue(takeoverSQL, name, holder, ttl, term)
+		b.Queue(firstSQL, name, holder, ttl, term)
 		b.Queue(holderSQL, name)
 		b.Queue(notifyAcquiredSQL, name, holder) // delivered only if this commits
 	}, func(br pgx.BatchResults) error {
@@ -229,7 +234,7 @@ func (m *Manager) acquire(ctx context.Context) (int64, error) {
 		if first, err = scanOptional(br.QueryRow(), &epoch); err != nil {
 			return err
 		}
-		if err := br.QueryRow().Scan(&cur); err != nil {
+		if err := br.QueryRow().Scan(&cur, &curTerm); err != nil {
 			return err
 		}
 		_, err = br.Exec() // notify
@@ -240,8 +245,10 @@ func (m *Manager) acquire(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("%w: %w", ErrTakeoverBlocked, err)
 	case err != nil:
 		return 0, err
+	case !taken && !first && cur == holder:
+		return 0, fmt.Errorf("%w: by a term this Manager did not acquire, under its own holder id %q: is another process configured with it?", ErrLeaseHeld, cur)
 	case !taken && !first:
-		return 0, fmt.Errorf("%w %q", ErrLeaseHeld, cur)
+		return 0, fmt.Errorf("%w: by holder %q", ErrLeaseHeld, cur)
 	}
 	return epoch, nil
 }
@@ -296,8 +303,9 @@ func (m *Manager) terminateBlockers(ctx context.Context, pid uint32) (stop func(
 // LockTimeout if less), and when fenced writes keep the row locked longer
 // the renewal extends the lease without bumping, as PerTerm does, so that a
 // busy holder keeps its lease; a later renewal bumps. A PerRenewal renewal
-// also accepts a later epoch of this holder's, which an earlier bump whose
-// outcome was unknown may have set.
+// also accepts a later epoch of l's own term (l.Term), which an earlier
+// bump whose outcome was unknown may have set; never one of another term,
+// even under the same holder id.
 //
 // A lease that has expired or that another holder took returns an error
 // wrapping ErrLeaseLost. Any other error says nothing about the lease: it
@@ -311,7 +319,7 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 	var err error
 	if m.cfg.Policy == PerRenewal {
 		err = inTx(ctx, m.renew, m.bumpWait(), func(b *pgx.Batch) {
-			b.Queue(renewBumpSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis())
+			b.Queue(renewBumpSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis(), l.Term)
 		}, func(br pgx.BatchResults) error {
 			return br.QueryRow().Scan(&epoch)
 		})
@@ -322,7 +330,7 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 	case isWaitTimeout(err):
 		// The holder's fenced writes kept the row locked past the bump's
 		// timeout: extend now, bump at a later renewal.
-		err = m.renew.QueryRow(ctx, renewLaterSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis()).Scan(&epoch)
+		err = m.renew.QueryRow(ctx, renewLaterSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis(), l.Term).Scan(&epoch)
 	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):

@@ -3,6 +3,7 @@ package leasepkg_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/leaseguard/leaseguard/leasepkg"
@@ -190,5 +191,40 @@ func TestRenewAfterUnknownBump(t *testing.T) {
 	}
 	if _, err := m.Renew(ctx, l); !errors.Is(err, leasepkg.ErrLeaseLost) {
 		t.Fatalf("renewal after another holder's takeover: %v, want ErrLeaseLost", err)
+	}
+}
+
+// TestSameHolderTwoProcesses: two processes configured with one holder id
+// are two terms. Under PerRenewal, whose renewal accepts a later epoch of
+// its own term, the first process must not renew the second's term after
+// the second took the lease over; and neither is told that the lease is
+// another holder's.
+func TestSameHolderTwoProcesses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	perRenewal := func(c *leasepkg.Config) { c.Policy = leasepkg.PerRenewal }
+	p1, p2 := d.manager("a", perRenewal), d.manager("a", perRenewal)
+	l1 := d.acquire(p1)
+
+	_, err := p2.Acquire(ctx)
+	if !errors.Is(err, leasepkg.ErrLeaseHeld) {
+		t.Fatalf("second process's acquisition of the first's lease: %v, want ErrLeaseHeld", err)
+	}
+	if strings.Contains(err.Error(), "another holder") {
+		t.Errorf("ErrLeaseHeld calls the caller's own holder id another holder: %v", err)
+	}
+
+	d.expire()
+	l2 := d.acquire(p2)
+	if r, err := p1.Renew(ctx, l1); !errors.Is(err, leasepkg.ErrLeaseLost) {
+		t.Fatalf("first process renewed the second's term: %v, %v; want ErrLeaseLost", r, err)
+	}
+	r2, err := p2.Renew(ctx, l2)
+	if err != nil {
+		t.Fatalf("second process's renewal: %v", err)
+	}
+	if r2.Epoch != l2.Epoch+1 {
+		t.Fatalf("second process renewed to epoch %d, want %d", r2.Epoch, l2.Epoch+1)
 	}
 }

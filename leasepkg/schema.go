@@ -17,6 +17,7 @@ var (
 		{"holder", "text"},
 		{"epoch", "bigint"},
 		{"expires_at", "timestamp with time zone"},
+		{"term", "text"},
 	}
 	orderColumns = []column{
 		{"lease_name", "text"},
@@ -102,7 +103,7 @@ type problem struct {
 
 // addedParts are the parts of the schema that this version added to the
 // previous one, as problem.added names them.
-var addedParts = []string{"worker_leases_keep_rows", "worker_leases_no_truncate", "worker_leases_epoch_grows"}
+var addedParts = []string{"worker_leases.term", "worker_leases_keep_rows", "worker_leases_no_truncate", "worker_leases_epoch_grows"}
 
 // previousVersion says whether problems are exactly the parts that this
 // version added, all missing: a schema that the previous version made,
@@ -273,6 +274,8 @@ func checkTable(ctx context.Context, q querier, table string, want []column) ([]
 	for _, w := range want {
 		h, ok := have[w.name]
 		switch {
+		case !ok && table+"."+w.name == addedParts[0]:
+			problems = append(problems, problem{msg: fmt.Sprintf("%s has no column %s (run Migrate)", table, w.name), added: addedParts[0]})
 		case !ok:
 			bad("%s has no column %s", table, w.name)
 		case h.typ != w.typ:

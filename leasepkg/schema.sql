@@ -8,13 +8,29 @@
 -- FOR KEY SHARE, while a renewal that only moves expires_at does not. The
 -- package's own epoch changes also lock the row FOR UPDATE; Migrate and Open
 -- check that this index is there.
+-- term identifies the holder's term, the acquisition that granted it, apart
+-- from the holder's name: two processes configured with one holder id are
+-- two terms, and only the process that acquired a term renews it.
 CREATE TABLE IF NOT EXISTS worker_leases (
     name       text        PRIMARY KEY,
     holder     text        NOT NULL,
     epoch      bigint      NOT NULL,
     expires_at timestamptz NOT NULL,
+    term       text        NOT NULL DEFAULT '',
     UNIQUE (name, epoch)
 );
+
+-- A lease table that an earlier version made has no term column; adding it
+-- takes a lock that waits for every open transaction on the table, so only
+-- when it is missing.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute
+                    WHERE attrelid = 'worker_leases'::regclass AND attname = 'term' AND NOT attisdropped) THEN
+        ALTER TABLE worker_leases ADD COLUMN term text NOT NULL DEFAULT '';
+    END IF;
+END
+$$;
 
 -- The guarded table: each row records the lease name, epoch and holder that
 -- wrote it. order_key is the caller's idempotency key: a write whose outcome

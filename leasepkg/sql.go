@@ -55,9 +55,9 @@ const subtransactionSQL = `SELECT count(*) > 1 FROM pg_locks
    AND mode = 'ExclusiveLock' AND granted`
 
 // leaderSQL reads a lease row and judges it by the database's clock: the
-// holder, the epoch, the expiry, whether it is unexpired, and the time left.
+// holder, the epoch, the term, the expiry, whether it is unexpired, and the time left.
 // $1 name.
-const leaderSQL = `SELECT holder, epoch, expires_at,
+const leaderSQL = `SELECT holder, epoch, term, expires_at,
        expires_at > clock_timestamp(),
        greatest(expires_at - clock_timestamp(), interval '0')
   FROM worker_leases WHERE name = $1`
@@ -89,11 +89,12 @@ const notifyAcquiredSQL = `SELECT pg_notify('` + notifyChannel + `', name)
 // and a writer that queued behind the takeover re-checks the new row and
 // writes nothing. The lock is taken only on an expired row, so a takeover of
 // a valid lease returns at once.
-// $1 name, $2 holder, $3 ttl in milliseconds.
+// $1 name, $2 holder, $3 ttl in milliseconds, $4 term.
 const takeoverSQL = `UPDATE worker_leases
    SET holder = $2,
        epoch = epoch + 1,
-       expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
+       expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond',
+       term = $4
  WHERE name = $1
    AND expires_at <= clock_timestamp()
    AND EXISTS (
@@ -104,15 +105,15 @@ RETURNING epoch`
 
 // firstSQL inserts a lease row that has never existed, at epoch 1. DO NOTHING
 // does not lock an existing row, so it never waits behind a holder.
-// $1 name, $2 holder, $3 ttl in milliseconds.
-const firstSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at)
-VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond')
+// $1 name, $2 holder, $3 ttl in milliseconds, $4 term.
+const firstSQL = `INSERT INTO worker_leases (name, holder, epoch, expires_at, term)
+VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond', $4)
 ON CONFLICT (name) DO NOTHING
 RETURNING epoch`
 
 // holderSQL reads who holds the lease, for the message of ErrLeaseHeld only.
 // $1 name.
-const holderSQL = `SELECT holder FROM worker_leases WHERE name = $1`
+const holderSQL = `SELECT holder, term FROM worker_leases WHERE name = $1`
 
 // terminateBlockersSQL ends the backends that block backend $1 and are idle
 // in transaction, while the lease $2 has expired by the database's clock,
@@ -137,29 +138,33 @@ RETURNING epoch`
 // takeover, it locks the row FOR UPDATE first, so that it waits for the
 // in-flight writes under the old epoch whatever the indexes are, and writes
 // that reach their fence afterwards are rejected. It matches the holder's
-// epoch or a later one: a bump whose outcome the holder could not learn
-// (the connection failed after it was sent) may have committed, and only
-// this holder bumps its own epoch, since holder ids are unique and a
-// takeover by another holder changes the holder.
-// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
+// epoch, or a later one of the same term: a bump whose outcome the holder
+// could not learn (the connection failed after it was sent) may have
+// committed, and only the term's own process bumps its epoch, since every
+// acquisition, even by a process with the same holder id, starts a term of
+// its own. A lease without a term (one made by hand) matches its epoch only.
+// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds, $5 term.
 const renewBumpSQL = `UPDATE worker_leases
    SET epoch = epoch + 1,
        expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
- WHERE name = $1 AND holder = $2 AND epoch >= $3
+ WHERE name = $1 AND holder = $2
+   AND (epoch = $3 OR (term = $5 AND $5 <> '' AND epoch > $3))
    AND expires_at > clock_timestamp()
    AND EXISTS (
        SELECT 1 FROM worker_leases
-        WHERE name = $1 AND holder = $2 AND epoch >= $3
+        WHERE name = $1 AND holder = $2
+          AND (epoch = $3 OR (term = $5 AND $5 <> '' AND epoch > $3))
           FOR UPDATE)
 RETURNING epoch`
 
 // renewLaterSQL extends the lease without bumping under PerRenewal, when
 // the bump could not get the row lock in time; like renewBumpSQL it
-// matches the holder's epoch or a later one of its own.
-// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds.
+// matches the holder's epoch or a later one of the same term.
+// $1 name, $2 holder, $3 epoch, $4 ttl in milliseconds, $5 term.
 const renewLaterSQL = `UPDATE worker_leases
    SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
- WHERE name = $1 AND holder = $2 AND epoch >= $3
+ WHERE name = $1 AND holder = $2
+   AND (epoch = $3 OR (term = $5 AND $5 <> '' AND epoch > $3))
    AND expires_at > clock_timestamp()
 RETURNING epoch`
 
