@@ -42,6 +42,11 @@ type Manager struct {
 
 	closed atomic.Bool
 
+	// unconfirmedTerm is the term of the last acquisition whose outcome was
+	// unknown, until an acquisition succeeds: the next Acquire sends it
+	// again, and so resumes the lease if that acquisition committed.
+	unconfirmedTerm atomic.Pointer[string]
+
 	// The fenced statements, and the statement that prepares the caller's
 	// transaction for a fence: set by New, and weakened only by Weaken
 	// (weaken.go, in builds with the leaseguard_weaken tag).
@@ -179,8 +184,13 @@ func (m *Manager) Migrate(ctx context.Context) error {
 
 // Acquire takes the lease: it inserts the lease row if there is none, or
 // takes over a lease that has expired by the database's clock. Every
-// acquisition bumps the epoch. A lease that another holder holds returns an
-// error wrapping ErrLeaseHeld. A takeover of an expired lease that waited
+// acquisition bumps the epoch and starts a term (Lease.Term). An
+// acquisition whose outcome was unknown (ErrOutcomeUnknown: the commit was
+// sent, its reply lost) may have committed; the Manager's next Acquire
+// sends its term again, and resumes at a new epoch the unexpired lease that
+// it left, rather than find its own lease held for a TTL. A lease held by
+// a term this Manager did not acquire returns an error wrapping
+// ErrLeaseHeld that says whose. A takeover of an expired lease that waited
 // longer than LockTimeout for the old holder's open fenced transactions
 // returns one wrapping ErrTakeoverBlocked; with TerminateBlockers set, the
 // takeover first ends those of them that are idle in transaction. The
@@ -189,8 +199,20 @@ func (m *Manager) Acquire(ctx context.Context) (Lease, error) {
 	if err := m.check(); err != nil {
 		return Lease{}, err
 	}
-	l := Lease{Name: m.cfg.Name, Holder: m.cfg.Holder, Term: newTermID()}
+	// An acquisition whose outcome was unknown may have committed: its
+	// term is tried again, so that the lease it may hold is resumed.
+	term := m.unconfirmedTerm.Load()
+	if term == nil {
+		term = new(newTermID())
+	}
+	l := Lease{Name: m.cfg.Name, Holder: m.cfg.Holder, Term: *term}
 	epoch, err := m.acquire(ctx, l.Term)
+	switch {
+	case errors.Is(err, ErrOutcomeUnknown):
+		m.unconfirmedTerm.CompareAndSwap(nil, term)
+	case err == nil:
+		m.unconfirmedTerm.CompareAndSwap(term, nil)
+	}
 	if err != nil {
 		return Lease{}, fmt.Errorf("acquire lease %q: %w", l.Name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -226,5 +227,58 @@ func TestSameHolderTwoProcesses(t *testing.T) {
 	}
 	if r2.Epoch != l2.Epoch+1 {
 		t.Fatalf("second process renewed to epoch %d, want %d", r2.Epoch, l2.Epoch+1)
+	}
+}
+
+// TestAcquireAfterUnknownOutcome: an acquisition that committed, though its
+// reply never reached the holder, leaves the holder's own unexpired lease;
+// the holder's next attempt resumes it (at a new epoch) rather than wait a
+// TTL for a lease that the error would call another holder's.
+func TestAcquireAfterUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	z := d.manager("z", nil)
+	d.acquire(z)
+	d.expire()
+	a, _, proxy := d.managerBehindProxy("a", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })
+
+	// A transaction of the test's holds the row, so that the takeover waits
+	// with its whole batch, COMMIT included, on the server.
+	lock, err := d.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx)
+	if _, err := lock.Exec(ctx, `SELECT 1 FROM worker_leases FOR KEY SHARE`); err != nil {
+		t.Fatal(err)
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	first := make(chan error, 1)
+	go func() { _, err := a.Acquire(actx); first <- err }()
+	d.waitForLockWait("UPDATE worker_leases")
+	// The reply will not get through: the takeover commits, unheard.
+	resume := proxy.Stall()
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d.poll("the takeover to commit", `SELECT holder = 'a' FROM worker_leases`)
+	cancel()
+	if err := <-first; !errors.Is(err, leasepkg.ErrOutcomeUnknown) {
+		t.Fatalf("acquisition whose reply was lost: %v, want ErrOutcomeUnknown", err)
+	}
+	resume()
+	granted := d.epoch()
+
+	l, err := a.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("acquisition after an unknown outcome, with the lease the holder's own (epoch %d): %v", granted, err)
+	}
+	if l.Holder != "a" || l.Epoch <= granted {
+		t.Fatalf("resumed %v, want holder a above epoch %d", l, granted)
+	}
+	if err := a.AppendOrder(ctx, l, order(1)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -87,8 +87,14 @@ const notifyAcquiredSQL = `SELECT pg_notify('` + notifyChannel + `', name)
 // with it as well, but only while a unique index makes the epoch a key
 // column): the takeover waits for in-flight writes, bounded by lock_timeout,
 // and a writer that queued behind the takeover re-checks the new row and
-// writes nothing. The lock is taken only on an expired row, so a takeover of
-// a valid lease returns at once.
+// writes nothing. The lock is taken only on an expired row (or the caller's
+// own, below), so a takeover of a valid lease returns at once.
+//
+// It also resumes, at a new epoch, an unexpired lease of the caller's own
+// term $4: an earlier acquisition of this term whose commit was sent but
+// not confirmed may have committed, and the term id, random to each
+// acquisition and sent again only by the Manager that sent it, proves that
+// the lease is the caller's.
 // $1 name, $2 holder, $3 ttl in milliseconds, $4 term.
 const takeoverSQL = `UPDATE worker_leases
    SET holder = $2,
@@ -96,10 +102,13 @@ const takeoverSQL = `UPDATE worker_leases
        expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond',
        term = $4
  WHERE name = $1
-   AND expires_at <= clock_timestamp()
+   AND (expires_at <= clock_timestamp()
+        OR (holder = $2 AND term = $4 AND expires_at > clock_timestamp()))
    AND EXISTS (
        SELECT 1 FROM worker_leases
-        WHERE name = $1 AND expires_at <= clock_timestamp()
+        WHERE name = $1
+          AND (expires_at <= clock_timestamp()
+               OR (holder = $2 AND term = $4 AND expires_at > clock_timestamp()))
           FOR UPDATE)
 RETURNING epoch`
 
