@@ -65,6 +65,7 @@ func TestCampaignAfterSlowAttempt(t *testing.T) {
 	if n := d.orders(); n != 1 {
 		t.Fatalf("%d orders written by the term, want 1", n)
 	}
+	a.Close() // delivers the events queued for the observer
 	if n := lostBeforeAcquiring.Load(); n != 0 {
 		t.Fatalf("observer told of %d losses at epoch 0, of a lease never acquired", n)
 	}

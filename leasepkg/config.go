@@ -106,7 +106,10 @@ type Config struct {
 	Policy EpochPolicy
 
 	// Observer is told of acquisitions, renewals, losses and rejected
-	// writes. Nil means no one is told.
+	// writes, in order, on a goroutine of the Manager's own (see
+	// [Observer]: a slow one delays no renewal, and past MaxQueuedEvents
+	// waiting events it misses some, counted in Event.Dropped). Nil means
+	// no one is told. Until the Manager is closed, that goroutine lives.
 	Observer Observer
 }
 

@@ -60,6 +60,7 @@ func TestHold(t *testing.T) {
 		if !errors.Is(err, leasepkg.ErrLeaseLost) {
 			t.Fatalf("Hold: %v, want ErrLeaseLost", err)
 		}
+		m.Close() // delivers the events queued for the observer
 		if lost.Load() != 1 {
 			t.Fatalf("observer saw %d losses, want 1", lost.Load())
 		}

@@ -41,6 +41,7 @@ type Manager struct {
 	owned bool          // Close closes pool too
 
 	closed atomic.Bool
+	events *eventQueue // nil without an Observer
 
 	// unconfirmedTerm is the term of the last acquisition whose outcome was
 	// unknown, until an acquisition succeeds: the next Acquire sends it
@@ -112,18 +113,23 @@ func New(pool *pgxpool.Pool, cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("renewal pool: %w", err)
 	}
-	return &Manager{
+	m := &Manager{
 		cfg:            cfg,
 		pool:           pool,
 		renew:          renew,
 		appendSQL:      appendOrderSQL,
 		appendBatchSQL: appendOrdersSQL,
 		sessionSQL:     fenceSessionSQL,
-	}, nil
+	}
+	if cfg.Observer != nil {
+		m.events = newEventQueue(cfg.Observer)
+	}
+	return m, nil
 }
 
-// Close closes the renewal pool, and the main pool if Open made it. Calls
-// made after Close return ErrClosed.
+// Close closes the renewal pool, and the main pool if Open made it, and
+// waits until the events queued for the Observer before it have been
+// delivered. Calls made after Close return ErrClosed.
 func (m *Manager) Close() {
 	if m.closed.Swap(true) {
 		return
@@ -131,6 +137,9 @@ func (m *Manager) Close() {
 	m.renew.Close()
 	if m.owned {
 		m.pool.Close()
+	}
+	if m.events != nil {
+		m.events.close()
 	}
 }
 
@@ -145,8 +154,8 @@ func (m *Manager) check() error {
 }
 
 func (m *Manager) observe(kind EventKind, l Lease, err error) {
-	if m.cfg.Observer != nil {
-		m.cfg.Observer.Observe(Event{Kind: kind, Lease: l, Err: err})
+	if m.events != nil {
+		m.events.push(Event{Kind: kind, Lease: l, Err: err})
 	}
 }
 

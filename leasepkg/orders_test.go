@@ -54,6 +54,7 @@ func TestAppendOrder(t *testing.T) {
 			if n := d.orders(); n != 0 {
 				t.Fatalf("%d orders written by rejected writes", n)
 			}
+			m.Close() // delivers the events queued for the observer
 			if last := events[len(events)-1]; last.Kind != leasepkg.WriteRejected || !errors.Is(last.Err, leasepkg.ErrStaleFence) {
 				t.Fatalf("last event %v, want a WriteRejected", last)
 			}
@@ -261,6 +262,7 @@ func TestOverlappingWriters(t *testing.T) {
 				}
 				return errors.Join(<-errs, <-errs, <-errs, <-errs)
 			})
+			m.Close() // delivers the events queued for the observer
 			t.Logf("%v: %d renewals ok (%d bumped the epoch), %d failed, %d writes committed, %d rejected by the holder's own lease; Hold: %v",
 				policy, renewed.Load(), max(epoch.Load()-1, 0), failed.Load(), written.Load(), rejected.Load(), err)
 			if err != nil {
