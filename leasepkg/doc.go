@@ -43,7 +43,23 @@
 // object store, another database) cannot see the fence and is not protected
 // by it.
 //
+// A lease name's epochs only grow, and each is granted by one acquisition:
+// the schema's triggers refuse DELETE, TRUNCATE, a rename and an epoch
+// moved back, and [Manager.CheckSchema] fails without them.
+//
+// All of this holds on one database history: a single primary, or failover
+// only to a synchronous standby (synchronous_commit on, and a
+// synchronous_standby_names the failover manager promotes from).
+//
 // # Non-guarantees
+//
+// A database that loses acknowledged commits loses acquisitions with them:
+// a standby promoted under asynchronous replication, a primary that crashes
+// with synchronous_commit off, a restore to an earlier point in time. The
+// next acquisition grants an epoch already granted, to another holder, and
+// writes acknowledged under the first grant are gone. The fence still
+// refuses the first holder's later writes, since it tests the holder too,
+// but epochs are reused across such a failover.
 //
 // A fenced transaction whose client stops talking (a holder partitioned from
 // the database) holds the lease row's lock until the server ends its session
