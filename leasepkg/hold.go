@@ -104,10 +104,7 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 		if err != nil {
 			deadline.Stop()
 			cancel(nil)
-			if !campaign {
-				return err
-			}
-			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			if !campaign || ctx.Err() != nil || errors.Is(err, ErrClosed) {
 				return err
 			}
 			if kind := notRetried(err); kind != "" {
