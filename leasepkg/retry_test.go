@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -97,5 +99,53 @@ func TestCampaignRetriesTransientErrors(t *testing.T) {
 				t.Fatalf("Campaign: %v, want the server's error wrapped", err)
 			}
 		})
+	}
+}
+
+// TestCampaignRetriesRefusedConnections: the server refuses the campaign's
+// connections (SQLSTATE 53300, too many connections for its role, sent at
+// connect time as a busy server sends it) until a limit is lifted.
+func TestCampaignRetriesRefusedConnections(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newDB(t)
+	var dbName string
+	if err := d.pool.QueryRow(ctx, `SELECT current_database()`).Scan(&dbName); err != nil {
+		t.Fatal(err)
+	}
+	role := dbName + "_campaigner"
+	d.exec(`CREATE ROLE ` + role + ` LOGIN CONNECTION LIMIT 0`)
+	t.Cleanup(func() {
+		d.exec(`DROP OWNED BY ` + role)
+		d.exec(`DROP ROLE ` + role)
+	})
+	d.exec(`GRANT SELECT, INSERT, UPDATE ON worker_leases, orders TO ` + role)
+	cc := d.pool.Config().Copy()
+	cc.ConnConfig.User = role
+	pool, err := pgxpool.NewWithConfig(ctx, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	m := d.managerOn(pool, "a", short)
+	done := make(chan error, 1)
+	go func() {
+		done <- m.Campaign(ctx, func(ctx context.Context, term *leasepkg.Term) error {
+			return term.AppendOrder(ctx, order(1))
+		})
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("Campaign gave up while the server refused its connections: %v", err)
+	case <-time.After(10 * m.Config().RenewInterval):
+	}
+	d.exec(`ALTER ROLE ` + role + ` CONNECTION LIMIT -1`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Campaign once the server accepted its connections: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Campaign did not acquire once the server accepted its connections")
 	}
 }
