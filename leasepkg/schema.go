@@ -57,15 +57,18 @@ type querier interface {
 }
 
 // CheckSchema verifies that the lease and order tables, and the session's
-// default isolation level, are as the fence needs them: the columns with their types and NOT NULL, a unique index on
-// the lease name alone, a unique index whose key columns include the epoch
-// (so that an epoch change conflicts with a fenced write's FOR KEY SHARE
-// whatever statement makes it), and a unique index on the order key alone.
-// A table that differs returns an error wrapping ErrSchema that says what
-// differs; a default_transaction_isolation other than read committed (a lone
-// fenced statement is its own transaction at that level) one wrapping
-// ErrIsolation. [Open] and [Manager.Migrate] call it; the context governs the
-// catalog queries.
+// default isolation level, are as the fence needs them: the columns with
+// their types and NOT NULL, a unique index on the lease name alone, a
+// unique index whose key columns include the epoch (so that an epoch change
+// conflicts with a fenced write's FOR KEY SHARE whatever statement makes
+// it), a unique index on the order key alone, and the triggers that keep a
+// lease name's epochs growing (refusing DELETE, TRUNCATE, a rename and an
+// epoch moved back), each present, calling worker_leases_keep and enabled
+// ALWAYS. A table that differs returns an error wrapping ErrSchema that
+// says what differs; a default_transaction_isolation other than read
+// committed (a lone fenced statement is its own transaction at that level)
+// one wrapping ErrIsolation. [Open] and [Manager.Migrate] call it; the
+// context governs the catalog queries.
 func (m *Manager) CheckSchema(ctx context.Context) error {
 	if err := m.check(); err != nil {
 		return err
