@@ -167,8 +167,10 @@ func (m *Manager) idleInTxSetting() string {
 // ttlMillis is the TTL as the SQL takes it; Validate made it whole milliseconds.
 func (m *Manager) ttlMillis() int64 { return m.cfg.TTL.Milliseconds() }
 
-// Migrate creates the lease and order tables if they do not exist, then
-// checks them as [Manager.CheckSchema] does: tables made earlier, or changed
+// Migrate creates the lease and order tables if they do not exist, adds
+// what an earlier version's tables lack (the term column, and each of the
+// triggers that keep epochs growing that is missing; an existing trigger is
+// left as it is), then checks them as [Manager.CheckSchema] does: tables made earlier, or changed
 // since, fail with an error wrapping ErrSchema rather than leave a fence that
 // does not hold. It is idempotent and safe to run from several processes at
 // once. The context governs the whole migration.
