@@ -37,9 +37,11 @@ package, a wall-clock read (time.Now, time.Since, time.Until, a method or
 function named Now that returns time.Time, a function named by -clock.funcs,
 or a function in any package whose result derives from one) is reported when
 its value reaches an argument or the SQL text of a call that executes SQL,
-or decides a branch that controls whether such a call runs. Every method of
-an interface named by -clock.sql-interfaces, or whose doc comment carries
-//leaseguard:sql, executes SQL with all its arguments; a struct argument
+or decides a branch that controls whether such a call runs. A method of an
+interface named by -clock.sql-interfaces, or whose doc comment carries
+//leaseguard:sql, executes SQL with all its arguments when it takes a
+context, or returns an error or a database's rows, row or result (Now of a
+clock that the interface embeds does none of these); a struct argument
 carries what its fields were set from. A call that is given a function
 literal which executes SQL executes SQL: the callee is expected to run it.
 The arguments of upper/db's query builder methods (Set, Where, And, a

@@ -22,7 +22,9 @@ func TestClock(t *testing.T) {
 		{Name: "facts of helpers in other packages", Pkgs: []string{"example.com/clockutil", "example.com/sqlutil"}},
 		{Name: "facts carried between a package's functions", Pkgs: []string{"example.com/clockspread", "example.com/clockinit"}},
 		{Name: "flows it knowingly misses", Pkgs: []string{"clock/limitations"}},
-		{Name: "interfaces that execute SQL", Edit: func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, Pkgs: []string{"example.com/repo", "clock/repository"}},
+		{Name: "interfaces that execute SQL", Edit: func(c *config.Config) {
+			c.Clock.SQLInterfaces = []string{"example.com/driver.Executor", "example.com/driver.Store"}
+		}, Pkgs: []string{"example.com/repo", "clock/repository"}},
 		{Name: "function literals passed to a call", Edit: func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, Pkgs: []string{"clock/literals"}},
 		{Name: "a clock named by setting", Edit: func(c *config.Config) { c.Clock.Funcs = config.Patterns{"clock/extra.Ticks"} }, Pkgs: []string{"clock/extra"}},
 	})

@@ -10,10 +10,11 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 )
 
-// sqlDirective marks an interface whose every method executes SQL, in the
+// sqlDirective marks an interface whose methods execute SQL, in the
 // interface's doc comment, on a line of its own:
 //
 //	// Querier runs the application's queries.
@@ -22,7 +23,8 @@ import (
 //	type Querier interface { ... }
 const sqlDirective = "//leaseguard:sql"
 
-// SQLInterface is the fact that an interface's methods execute SQL: its
+// SQLInterface is the fact that an interface's methods execute SQL (those
+// that may send a statement by their signature: see [sqlcall.Sends]): its
 // declaration carries //leaseguard:sql.
 type SQLInterface struct {
 	Directive bool // marked by the directive (gob needs a field)
@@ -101,18 +103,18 @@ func docName(obj *types.TypeName) string {
 	return obj.Name()
 }
 
-// sqlInterfaceMethod reports whether fn is a method of an interface whose
-// every method executes SQL: one named by -clock.sql-interfaces, or one
-// whose declaration carries //leaseguard:sql, in this package or another.
+// sqlInterfaceMethod reports whether fn is a method of an interface that
+// executes SQL (one named by -clock.sql-interfaces, or one whose
+// declaration carries //leaseguard:sql, in this package or another) that
+// may send a statement by its signature (see [sqlcall.Sends]).
 func (c *checker) sqlInterfaceMethod(fn *types.Func) bool {
 	if fn == nil {
 		return false
 	}
-	return c.sqlInterface(typesx.RecvNamed(fn))
+	return c.sqlInterface(typesx.RecvNamed(fn)) && sqlcall.Sends(fn)
 }
 
-// sqlInterface reports whether named is an interface whose every method
-// executes SQL.
+// sqlInterface reports whether named is an interface that executes SQL.
 func (c *checker) sqlInterface(named *types.Named) bool {
 	if named == nil || !types.IsInterface(named) {
 		return false
@@ -128,8 +130,11 @@ func (c *checker) sqlInterface(named *types.Named) bool {
 }
 
 // sqlInterfaceCall returns the method that call invokes on an interface
-// whose every method executes SQL, or nil: the method is declared by such
-// an interface, or the value it is called on has such a type.
+// that executes SQL, or nil: the method is declared by such an interface,
+// or the value it is called on has such a type (the method may come from
+// an interface it embeds); either way the method may send a statement by
+// its signature. Now() time.Time of a clock that the interface embeds is
+// not one: it reads the clock.
 func (c *checker) sqlInterfaceCall(call *ssa.CallCommon) *types.Func {
 	if !call.IsInvoke() {
 		return nil
@@ -137,7 +142,7 @@ func (c *checker) sqlInterfaceCall(call *ssa.CallCommon) *types.Func {
 	if c.sqlInterfaceMethod(call.Method) {
 		return call.Method
 	}
-	if named, ok := call.Value.Type().(*types.Named); ok && c.sqlInterface(named) {
+	if named, ok := call.Value.Type().(*types.Named); ok && c.sqlInterface(named) && sqlcall.Sends(call.Method) {
 		return call.Method
 	}
 	return nil

@@ -76,12 +76,15 @@ type Clock struct {
 	// time.Until and any Now() time.Time, as pkg/path.Func or
 	// pkg/path.Type.Method. Default none. Flag -clock.funcs, comma separated.
 	Funcs Patterns `json:"funcs"`
-	// SQLInterfaces are interfaces whose every method executes SQL, as
+	// SQLInterfaces are interfaces whose methods execute SQL, as
 	// pkg/path.Interface: a repository or query interface whose
-	// implementation the checked package does not import. Every argument
-	// of a call of their methods counts as an SQL argument. An interface
-	// whose doc comment carries //leaseguard:sql counts too. Default none.
-	// Flag -clock.sql-interfaces, comma separated.
+	// implementation the checked package does not import. Of their
+	// methods, and those of the interfaces they embed, those that take a
+	// context, or return an error or a database's rows, row or result,
+	// execute SQL, and every argument of a call of one counts as an SQL
+	// argument; the others (Now() time.Time of an embedded clock) do not.
+	// An interface whose doc comment carries //leaseguard:sql counts too.
+	// Default none. Flag -clock.sql-interfaces, comma separated.
 	SQLInterfaces []string `json:"sql-interfaces"`
 }
 

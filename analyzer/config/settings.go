@@ -39,7 +39,7 @@ func (c *Config) settings() []setting {
 		{rule: "clock", key: "funcs", list: (*[]string)(&c.Clock.Funcs), check: checkFunc,
 			usage: "comma-separated functions that read the clock besides the built-in ones, as pkg/path.Func or pkg/path.Type.Method"},
 		{rule: "clock", key: "sql-interfaces", list: &c.Clock.SQLInterfaces, check: checkInterface,
-			usage: "comma-separated interfaces whose every method executes SQL, as pkg/path.Interface"},
+			usage: "comma-separated interfaces whose methods execute SQL (those that take a context, or return an error or a database's rows, row or result), as pkg/path.Interface"},
 		{rule: "fence", key: "table", list: (*[]string)(&c.Fence.Table), check: checkTable,
 			usage: "the lease table, or the Go field or variable that holds its name at run time as pkg/path.Type.Field or pkg/path.Var; comma-separated when several tables hold leases with the same column names (default: the tables the package's statements show to hold leases, else " + DefaultLeaseTable + ")"},
 		{rule: "fence", key: "tables", list: (*[]string)(&c.Fence.Tables), check: checkTable,

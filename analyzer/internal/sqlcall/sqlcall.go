@@ -85,6 +85,14 @@ var rowsAffected = table{
 	sqlPath:    {"Result": set("RowsAffected")},
 }
 
+// answers lists the types that carry a database's answer to a statement,
+// and the error it may have met: rows, a row, a command tag, a result.
+var answers = map[string]map[string]bool{
+	pgxPath:    set("Rows", "Row", "BatchResults"),
+	pgconnPath: set("CommandTag", "ResultReader", "MultiResultReader"),
+	sqlPath:    set("Rows", "Row", "Result"),
+}
+
 // shaped are the method names that, on any interface, execute SQL when
 // their signature takes the SQL text and then variadic arguments.
 var shaped = set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext")
@@ -119,6 +127,37 @@ func Method(fn *types.Func) bool {
 		return false
 	}
 	return SQLParam(fn.Signature()) >= 0 && fn.Signature().Variadic()
+}
+
+// Sends reports whether fn, a method of an interface that a setting or a
+// directive says executes SQL, may send a statement by its signature: it
+// has [Method]'s shape, takes a context, or returns an error or a
+// database's answer (pgx's rows or row, a command tag, database/sql's
+// rows, row or result), as a call that reaches a database does, since one
+// blocks and may fail. A method that does none of these, such as Now() of
+// a clock the interface embeds or Name() string, reads no database,
+// whichever interface declares it.
+func Sends(fn *types.Func) bool {
+	if Method(fn) {
+		return true
+	}
+	sig := fn.Signature()
+	for i := range sig.Params().Len() {
+		if typesx.IsNamed(sig.Params().At(i).Type(), "context", "Context") {
+			return true
+		}
+	}
+	for i := range sig.Results().Len() {
+		t := sig.Results().At(i).Type()
+		if types.Identical(t, types.Universe.Lookup("error").Type()) {
+			return true
+		}
+		if named, ok := types.Unalias(typesx.Deref(t)).(*types.Named); ok && named.Obj().Pkg() != nil &&
+			answers[named.Obj().Pkg().Path()][named.Obj().Name()] {
+			return true
+		}
+	}
+	return false
 }
 
 // SQLParam returns the index of sig's SQL text parameter (the first string

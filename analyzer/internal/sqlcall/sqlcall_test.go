@@ -16,6 +16,7 @@ const src = `package app
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // Tx is named like a transaction but only executes SQL.
@@ -57,6 +58,19 @@ type Label struct{}
 func (Label) RowsAffected() string { return "" }
 
 type AliasTx = sql.Tx
+
+// Clock reads the time.
+type Clock interface{ Now() time.Time }
+
+// Store is a repository that embeds a clock.
+type Store interface {
+	Clock
+	Name() string
+	Touch(name string) error
+	Ping(ctx context.Context)
+	Lease(name string) *sql.Row
+	Get(name string) time.Time
+}
 `
 
 func check(t *testing.T) *types.Package {
@@ -177,6 +191,27 @@ func TestMethod(t *testing.T) {
 		fn, _ := obj.(*types.Func)
 		if got := fn != nil && Method(fn); got != tc.want {
 			t.Errorf("Method(%s.%s) = %v, want %v", tc.typ, tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSends(t *testing.T) {
+	pkg := check(t)
+	for _, tc := range []struct {
+		typ, name string
+		want      bool
+	}{
+		{"Tx", "ExecContext", true},
+		{"Store", "Touch", true}, // may fail
+		{"Store", "Ping", true},  // takes a context
+		{"Store", "Lease", true}, // returns a database's row
+		{"Store", "Now", false},  // a clock's read, promoted from Clock
+		{"Store", "Name", false}, // no context, no error, no answer
+		{"Store", "Get", false},  // the same, whatever its name
+		{"Txn", "Commit", true},  // sends COMMIT
+	} {
+		if got := Sends(method(t, pkg, tc.typ, tc.name)); got != tc.want {
+			t.Errorf("Sends(%s.%s) = %v, want %v", tc.typ, tc.name, got, tc.want)
 		}
 	}
 }

@@ -20,6 +20,8 @@ type Service struct {
 	DB    repo.Querier
 	Cache repo.Cache
 	exec  driver.Executor
+	store driver.Store
+	locks repo.Leases
 	clock Clock
 	ttl   time.Duration
 }
@@ -61,6 +63,20 @@ func (s *Service) inTx(ctx context.Context, tx driver.ExecutorTx, params driver.
 	tx.LeaderAttemptReelect(ctx, &params)
 }
 
+// Methods promoted from a clock that an SQL interface embeds read the
+// clock; they execute no SQL.
+
+func (s *Service) renewEmbedded(ctx context.Context, name string) error {
+	until := s.locks.Now().Add(s.ttl) // want `repo.Clock.Now flows into an argument of repo.Leases.Renew, which executes SQL`
+	return s.locks.Renew(ctx, name, until)
+}
+
+func (s *Service) releaseEmbedded(ctx context.Context, params driver.LeaderElectParams) error {
+	now := s.store.Now() // want `driver.Clock.Now flows into an argument of driver.Store.Release, which executes SQL`
+	params.Now = &now
+	return s.store.Release(ctx, &params)
+}
+
 // store is this package's own query interface.
 //
 //leaseguard:sql
@@ -81,6 +97,17 @@ func (s *Service) otherField(ctx context.Context, name string) error {
 
 func (s *Service) cached(ctx context.Context, name string) error {
 	return s.Cache.Put(ctx, &repo.ClusterMembership{Name: name, Expiry: time.Now()}) // ok: a cache, no SQL
+}
+
+func (s *Service) databaseNow(ctx context.Context, name string) error {
+	now, err := s.locks.DBNow(ctx) // ok: the database's clock, asked by a call that takes a context and may fail
+	if err != nil {
+		return err
+	}
+	if s.locks.Name() == "" {
+		return nil
+	}
+	return s.locks.Renew(ctx, name, now.Add(s.ttl))
 }
 
 func (s *Service) resultOnly(ctx context.Context, params *driver.LeaderElectParams) {

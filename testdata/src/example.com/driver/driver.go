@@ -28,3 +28,13 @@ type ExecutorTx interface {
 	Executor
 	Commit(ctx context.Context) error
 }
+
+// Clock is the driver's time source.
+type Clock interface{ Now() time.Time }
+
+// Store is a driver's lease store that embeds the clock it was built
+// with, named by -clock.sql-interfaces with Executor: Now is no SQL.
+type Store interface {
+	Clock
+	Release(ctx context.Context, params *LeaderElectParams) error
+}

@@ -29,6 +29,21 @@ func Save(ctx context.Context, q Querier, row *ClusterMembership) error { // wan
 	return q.UpsertClusterMembership(ctx, row)
 }
 
+// Clock tells the time a store was built with, for tests.
+type Clock interface{ Now() time.Time }
+
+// Leases runs the lease queries, and embeds the clock its tests set: of
+// its methods only those that may send SQL by their signature execute
+// SQL, not Now.
+//
+//leaseguard:sql
+type Leases interface { // want Leases:"executes SQL"
+	Clock
+	Name() string
+	DBNow(ctx context.Context) (time.Time, error)
+	Renew(ctx context.Context, name string, until time.Time) error
+}
+
 // Cache runs no SQL: no directive, no fact.
 type Cache interface {
 	Put(ctx context.Context, row *ClusterMembership) error
