@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,23 @@ import (
 func (t *Texts) part(v ssa.Value, syntax ast.Expr) []Text {
 	if ts, ok := t.of(v); ok {
 		return ts
+	}
+	// A parameter of a function whose results are being read stands for
+	// the argument of the call: the placeholder names what the caller
+	// passed (c.tableName), not the parameter.
+	saved := t.frames
+	defer func() { t.frames = saved }()
+	for {
+		p, ok := v.(*ssa.Parameter)
+		if !ok {
+			break
+		}
+		call, i, k, ok := t.binding(p)
+		if !ok {
+			break
+		}
+		v, syntax = call.Args[i], t.arg(call, i)
+		t.frames = slices.Clip(t.frames[:k])
 	}
 	return []Text{{SQL: t.hole(v, syntax)}}
 }

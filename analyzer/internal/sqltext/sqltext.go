@@ -1,8 +1,10 @@
 // Package sqltext recovers, from a package's SSA form, the SQL texts that
 // its calls may send: constants and their concatenations, fmt.Sprintf with
 // a constant format, unexported fields and package variables assigned only
-// such values, files embedded with //go:embed, and parameters of functions
-// that only the package calls. A part that is not constant (a table name
+// such values, files embedded with //go:embed, parameters of functions
+// that only the package calls, and what a function of the package returns
+// (q, args := queryWithExpiry(format, ttl)), read with its parameters bound
+// to the call's arguments. A part that is not constant (a table name
 // chosen at run time) stands in as an identifier that names the Go
 // expression it came from, so that the text still parses and a message can
 // say "the table named by c.tableName". Anything else is not guessed at.
@@ -69,6 +71,17 @@ type Texts struct {
 	memo  map[ssa.Value][]Text
 	known map[ssa.Value]bool // memo holds the value; false with memo nil: not recoverable
 	busy  map[ssa.Value]bool // on the stack: a cycle is not recoverable
+
+	// frames are the calls of the package's functions whose results are
+	// being read, outermost first: a parameter of one stands for that
+	// call's argument (see returned).
+	frames []frame
+}
+
+// frame is a call whose callee's results are being read.
+type frame struct {
+	fn   *ssa.Function
+	call *ssa.CallCommon
 }
 
 // New indexes a package for recovery: files and funcs are the package's
@@ -189,7 +202,10 @@ func fieldOf(fa *ssa.FieldAddr) *types.Var {
 func (t *Texts) Of(v ssa.Value) ([]Text, bool) { return t.of(v) }
 
 func (t *Texts) of(v ssa.Value) ([]Text, bool) {
-	if ok, done := t.known[v]; done {
+	// A value of a function whose results are being read for one call
+	// holds what that call makes it hold: it is not kept for another.
+	keep := !t.framed(parent(v))
+	if ok, done := t.known[v]; done && keep {
 		return t.memo[v], ok
 	}
 	if t.busy[v] {
@@ -201,7 +217,9 @@ func (t *Texts) of(v ssa.Value) ([]Text, bool) {
 	if tooMany(ts) {
 		ts, ok = nil, false
 	}
-	t.memo[v], t.known[v] = ts, ok
+	if keep {
+		t.memo[v], t.known[v] = ts, ok
+	}
 	return ts, ok
 }
 
@@ -261,11 +279,113 @@ func (t *Texts) recover(v ssa.Value) ([]Text, bool) {
 			return t.load(v.X)
 		}
 	case *ssa.Call:
-		return t.sprintf(&v.Call)
+		if ts, ok := t.sprintf(&v.Call); ok {
+			return ts, true
+		}
+		return t.returned(&v.Call, 0)
+	case *ssa.Extract:
+		if call, ok := v.Tuple.(*ssa.Call); ok {
+			return t.returned(&call.Call, v.Index)
+		}
 	case *ssa.Parameter:
+		if call, i, k, ok := t.binding(v); ok {
+			return t.bound(call, i, k)
+		}
 		return t.param(v)
 	}
 	return nil, false
+}
+
+// returned recovers result i of call, a call of a function of the package
+// (not a method called through an interface, nor a function value): what
+// every return of the function may give, its parameters standing for the
+// call's arguments, so that a helper that takes a format or a table and
+// returns the statement is read at each call with what that call passes.
+// A function whose results are already being read (it calls itself) is
+// not recovered.
+func (t *Texts) returned(call *ssa.CallCommon, i int) ([]Text, bool) {
+	fn := call.StaticCallee()
+	if fn == nil || fn.Pkg != t.pkg || len(fn.Blocks) == 0 || t.framed(fn) {
+		return nil, false
+	}
+	var results []ssa.Value
+	for _, b := range fn.Blocks {
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			results = append(results, ret.Results[i])
+		}
+	}
+	if len(results) == 0 {
+		return nil, false // it never returns
+	}
+	t.frames = append(t.frames, frame{fn: fn, call: call})
+	defer func() { t.frames = t.frames[:len(t.frames)-1] }()
+	var all []Text
+	for _, r := range results {
+		ts, ok := t.of(r)
+		if !ok {
+			return nil, false
+		}
+		all = append(all, ts...)
+	}
+	return dedupe(all), true
+}
+
+// binding returns the call that p, a parameter of a function whose
+// results are being read, stands for, the index of its argument, and the
+// frame of the call; false when p's function is not being read.
+func (t *Texts) binding(p *ssa.Parameter) (*ssa.CallCommon, int, int, bool) {
+	for k := len(t.frames) - 1; k >= 0; k-- {
+		if f := t.frames[k]; f.fn == p.Parent() {
+			return f.call, slices.Index(f.fn.Params, p), k, true // Params and Args both count a receiver first
+		}
+	}
+	return nil, 0, 0, false
+}
+
+// bound recovers argument i of call, made in frame k: in its caller's
+// frame, where the caller's own parameters stand for what its caller
+// passed. The texts report at the argument, where the statement is chosen.
+func (t *Texts) bound(call *ssa.CallCommon, i, k int) ([]Text, bool) {
+	saved := t.frames
+	t.frames = slices.Clip(t.frames[:k]) // a call read from there appends a frame of its own
+	ts, ok := t.of(call.Args[i])
+	t.frames = saved
+	if !ok {
+		return nil, false
+	}
+	at := t.arg(call, i)
+	out := make([]Text, len(ts))
+	for j, tx := range ts {
+		if tx.At == nil {
+			tx.At = at
+		}
+		out[j] = tx
+	}
+	return out, true
+}
+
+// framed reports whether fn's results are being read for a call.
+func (t *Texts) framed(fn *ssa.Function) bool {
+	for _, f := range t.frames {
+		if f.fn == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// parent returns the function that v belongs to, or nil for a constant,
+// a global or a function.
+func parent(v ssa.Value) *ssa.Function {
+	switch v := v.(type) {
+	case ssa.Instruction:
+		return v.Parent()
+	case *ssa.Parameter:
+		return v.Parent()
+	case *ssa.FreeVar:
+		return v.Parent()
+	}
+	return nil
 }
 
 // load recovers what a load from addr may read: a field or a package

@@ -148,3 +148,96 @@ func TestManyCallers(t *testing.T) {
 		}
 	}
 }
+
+// TestReturned checks that a helper of the package that returns the SQL
+// text, alone or with its arguments, is read at each call: what it
+// returns, with its parameters bound to that call's arguments.
+func TestReturned(t *testing.T) {
+	t.Parallel()
+	texts, got, oks := build(t, `package p
+
+import "fmt"
+
+func exec(string) {}
+
+type client struct{ tableName string }
+
+func New(table string) *client { return &client{tableName: table} }
+
+const leaseTable = "leases"
+
+func releaseSQL() string { return "DELETE FROM " + leaseTable + " WHERE name = $1" }
+
+func queryWithExpiry(format string, ttl int) (string, []any) {
+	return fmt.Sprintf(format, "now() + $1 * interval '1 second'"), []any{ttl}
+}
+
+func (c *client) renewSQL(table string) string {
+	return "UPDATE " + table + " SET expires_at = now()"
+}
+
+func pick(bump bool) string {
+	if bump {
+		return "UPDATE leases SET epoch = epoch + 1"
+	}
+	return releaseSQL()
+}
+
+func loop(n int) string {
+	if n == 0 {
+		return "SELECT 1"
+	}
+	return loop(n - 1)
+}
+
+func same(q string) string { return q }
+
+func deleteSQL(table, key string) string {
+	return "DELETE FROM " + table + " WHERE " + key + " = $1"
+}
+
+func (c *client) calls(bump bool) {
+	exec(releaseSQL())
+	q, args := queryWithExpiry("UPDATE leases SET expires_at = %s", 15)
+	exec(q)
+	_ = args
+	q2, _ := queryWithExpiry("INSERT INTO leases (name, expires_at) VALUES ('a', %s)", 15)
+	exec(q2)
+	exec(c.renewSQL(c.tableName))
+	exec(pick(bump))
+	exec(loop(3))
+	exec(deleteSQL(same("locks"), "id"))
+	exec(deleteSQL("leases", "name"))
+}
+
+func Run(q string) { exec(same(q)) }
+`)
+	want := [][]string{
+		{"DELETE FROM leases WHERE name = $1"},
+		{"UPDATE leases SET expires_at = now() + $1 * interval '1 second'"},
+		{"INSERT INTO leases (name, expires_at) VALUES ('a', now() + $1 * interval '1 second')"},
+		{"UPDATE leaseguard_unknown_1 SET expires_at = now()"},
+		{"UPDATE leases SET epoch = epoch + 1", "DELETE FROM leases WHERE name = $1"},
+		nil, // a helper that calls itself: not recovered
+		{"DELETE FROM locks WHERE id = $1"},
+		{"DELETE FROM leases WHERE name = $1"},
+		nil, // an exported function's parameter, passed through a helper: not recovered
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d calls of exec, want %d", len(got), len(want))
+	}
+	for i := range want {
+		var sqls []string
+		for _, tx := range got[i] {
+			sqls = append(sqls, tx.SQL)
+		}
+		slices.Sort(sqls)
+		slices.Sort(want[i])
+		if oks[i] != (want[i] != nil) || !slices.Equal(sqls, want[i]) {
+			t.Errorf("call %d: texts %q (ok %v), want %q", i, sqls, oks[i], want[i])
+		}
+	}
+	if expr, ok := texts.Expr("leaseguard_unknown_1"); !ok || expr != "c.tableName" {
+		t.Errorf("the renewal's table stands for %q, %v; want c.tableName, the caller's argument", expr, ok)
+	}
+}

@@ -137,3 +137,20 @@ func (q *Queries) CreateOrder(ctx context.Context, epoch int64, payload string) 
 	_, err := q.db.Exec(ctx, createOrder, epoch, payload) // want `INSERT into orders is not fenced`
 	return err
 }
+
+// A helper of this package that returns the statement and its arguments:
+// what it returns is read at each call, its format the caller's, and the
+// write reported where it is sent.
+func writeWithEpoch(format string, epoch int64, payload string) (string, []any) {
+	return fmt.Sprintf(format, ordersTable), []any{epoch, payload}
+}
+
+func deleteOrderSQL() string { return "DELETE FROM " + ordersTable + " WHERE id = $1" }
+
+func returned(ctx context.Context) {
+	q, args := writeWithEpoch("UPDATE %s SET payload = $2 WHERE epoch = $1", 1, "x")
+	done(pool.Exec(ctx, q, args...)) // want `UPDATE of orders is not fenced`
+	q, args = writeWithEpoch("INSERT INTO %s (epoch, payload) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM worker_leases WHERE name = 'a' AND holder = 'h' AND epoch = $1 AND expires_at > clock_timestamp() FOR SHARE)", 1, "x")
+	done(pool.Exec(ctx, q, args...))          // ok: fenced
+	done(pool.Exec(ctx, deleteOrderSQL(), 7)) // want `DELETE from orders is not fenced`
+}
