@@ -109,9 +109,10 @@ type Imports struct {
 	// -imports.allow, comma separated.
 	Allow Patterns `json:"allow"`
 	// Strict also reports imports, direct or through a chain, of net/http,
-	// golang.org/x/net/http2 and google.golang.org/grpc where no package
-	// uses their client API (a metrics handler, expvar, gRPC status codes).
-	// Default false. Flag -imports.strict.
+	// golang.org/x/net/http2, google.golang.org/grpc and the websocket
+	// libraries where no package uses their client API (a metrics handler,
+	// expvar, gRPC status codes, a websocket upgrader). Default false. Flag
+	// -imports.strict.
 	Strict bool `json:"strict"`
 	// Tests also checks the imports of a lease package's test files and of
 	// its external test package, which are not on the lease path (tests

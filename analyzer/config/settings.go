@@ -33,7 +33,7 @@ func (c *Config) settings() []setting {
 		{rule: "imports", key: "allow", list: (*[]string)(&c.Imports.Allow), check: checkPattern,
 			usage: "comma-separated import-path patterns never reported; an allowed package cuts chains through it"},
 		{rule: "imports", key: "strict", boolean: &c.Imports.Strict,
-			usage: "also report imports that reach net/http, http2 or grpc without using their client API"},
+			usage: "also report imports that reach net/http, http2, grpc or a websocket library without using their client API"},
 		{rule: "imports", key: "tests", boolean: &c.Imports.Tests,
 			usage: "also check the imports of test files and external test packages"},
 		{rule: "clock", key: "funcs", list: (*[]string)(&c.Clock.Funcs), check: checkFunc,

@@ -31,7 +31,8 @@ type ban struct {
 	// onUse: the package counts only where a package on the chain (for a
 	// direct import, the lease package itself) uses its client API, or in
 	// strict mode: net/http and grpc are everywhere, mostly for handlers,
-	// types and status codes.
+	// types and status codes, and websocket libraries and http2 serve as
+	// well as dial.
 	onUse bool
 }
 
@@ -47,9 +48,10 @@ var curated = []ban{
 	{"github.com/valyala/fasthttp", httpClient, false},
 	{"github.com/imroc/req", httpClient, false},
 	{"google.golang.org/grpc", rpcClient, true},
-	{"github.com/gorilla/websocket", wsClient, false},
-	{"github.com/coder/websocket", wsClient, false},
-	{"nhooyr.io/websocket", wsClient, false},
+	{"github.com/gorilla/websocket", wsClient, true},
+	{"github.com/coder/websocket", wsClient, true},
+	{"nhooyr.io/websocket", wsClient, true},
+	{"golang.org/x/net/websocket", wsClient, true},
 	{"github.com/openai/openai-go", modelSDK, false},
 	{"github.com/sashabaranov/go-openai", modelSDK, false},
 	{"github.com/anthropics/anthropic-sdk-go", modelSDK, false},

@@ -28,23 +28,26 @@ model SDK hands that vendor a veto over leadership: its timeouts, refusals
 and truncated responses decide whether a lease is renewed. The rule reports,
 at an import in the lease package's own files:
 
-  - a direct import of a model SDK, a third-party HTTP, RPC or websocket
-    client, or a package banned by -imports.ban;
-  - a direct import of net/http, golang.org/x/net/http2 or
-    google.golang.org/grpc (or a package under them) where the lease
-    package's own code uses the client API of that kind;
+  - a direct import of a model SDK, a third-party HTTP or RPC client, or a
+    package banned by -imports.ban;
+  - a direct import of net/http, golang.org/x/net/http2,
+    google.golang.org/grpc or a websocket library (gorilla, coder,
+    nhooyr.io, golang.org/x/net/websocket), or a package under them, where
+    the lease package's own code uses that package's client API;
   - an import whose dependencies reach a model SDK or a third-party client
     library, with the shortest chain;
-  - an import whose dependencies reach net/http, http2 or grpc where a
-    package on the chain uses the client API: an http.Client or
-    http.Transport (a method, a literal, a field), http.Get, Head, Post,
-    PostForm, DefaultClient, DefaultTransport, the http2 Transport and
-    ClientConn, grpc.Dial, DialContext, NewClient, a grpc.ClientConn,
-    Invoke, NewStream.
+  - an import whose dependencies reach net/http, http2, grpc or a websocket
+    library where a package on the chain uses the client API: an
+    http.Client or http.Transport (a method, a literal, a field), http.Get,
+    Head, Post, PostForm, DefaultClient, DefaultTransport, the http2
+    Transport and ClientConn, an http2 Framer in a package that dials a
+    connection (net.Dial, a tls.Dialer), grpc.Dial, DialContext, NewClient,
+    a grpc.ClientConn, Invoke, NewStream, a websocket Dialer, Dial,
+    DialConfig or NewClient.
 
 Building a request (http.NewRequest) is not a call: testify and httptest
 build requests for handlers in the same process. Types, handlers, gRPC
-codes and status are not a client. -imports.strict reports every import of
+codes and status, websocket upgraders and HTTP/2 servers are not a client. -imports.strict reports every import of
 those packages, direct or transitive, client use or not.
 
 Test files (_test.go, and so the external test package) are not the lease
@@ -172,11 +175,7 @@ func (r *rule) checkImport(pass *analysis.Pass, rep *lease.Reporter, spec *ast.I
 		return
 	}
 	if b := r.bans.match(path); b != nil {
-		u, used := own[b.kind]
-		// The use is reported at the import of its own package where
-		// there is one: a lease package that calls http.DefaultClient is
-		// reported at net/http, not also at net/http/httptrace.
-		used = used && (u.target == path || !direct[u.target])
+		u, used := own.of(path, b, r.bans, direct)
 		switch {
 		case b.onUse && used:
 			rep.Report(analysis.Diagnostic{Pos: spec.Pos(), End: spec.End(),
@@ -185,7 +184,8 @@ func (r *rule) checkImport(pass *analysis.Pass, rep *lease.Reporter, spec *ast.I
 		case !b.onUse || r.strict:
 			rep.ReportRangef(spec, "lease package imports %s %s: %s", b.kind, path, b.kind.why())
 		}
-		// Otherwise net/http, http2 or grpc for types, handlers or codes only.
+		// Otherwise net/http, http2, grpc or a websocket library for types,
+		// handlers, codes or a server only.
 		return
 	}
 	if pass.Pkg.Path() == path+"_test" {
@@ -249,7 +249,7 @@ func (r *rule) summarize(pass *analysis.Pass, all uses) *Reach {
 			}
 		}
 	}
-	for k, u := range all {
+	for k, u := range all.byKind() {
 		add(Entry{Target: u.target, Kind: string(k), Key: "use " + string(k), Chain: []string{self}, Use: u.what})
 	}
 	if len(best) == 0 {

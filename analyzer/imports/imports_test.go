@@ -24,6 +24,9 @@ func TestImports(t *testing.T) {
 		{Name: "client use counts, building a request or naming a type does not", Pkgs: []string{"imports/httpuse"}},
 		{Name: "gRPC codes, status and types are not a client", Pkgs: []string{"imports/grpctypes"}},
 		{Name: "gRPC connections are a client, direct and transitive", Pkgs: []string{"imports/grpcclient"}},
+		{Name: "HTTP/2 framers on a dialled connection and websocket dialers are clients, direct and transitive", Pkgs: []string{"imports/wsclient"}},
+		{Name: "websocket and HTTP/2 servers are fine by default", Pkgs: []string{"imports/wsserver"}},
+		{Name: "strict reports websocket servers", Edit: func(c *config.Config) { c.Imports.Strict = true }, Pkgs: []string{"imports/wsstrict"}},
 		{Name: "a package selected by pattern", Edit: func(c *config.Config) { c.Lease.Packages = config.Patterns{"imports/pat..."} }, Pkgs: []string{"imports/patterned"}},
 		{Name: "packages that are not lease packages", Pkgs: []string{"notlease", "release"}},
 	})
