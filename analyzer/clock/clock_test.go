@@ -25,6 +25,7 @@ func TestClock(t *testing.T) {
 		{Name: "interfaces that execute SQL", Edit: func(c *config.Config) {
 			c.Clock.SQLInterfaces = []string{"example.com/driver.Executor", "example.com/driver.Store"}
 		}, Pkgs: []string{"example.com/repo", "clock/repository"}},
+		{Name: "interfaces that are database handles by their own methods", Pkgs: []string{"clock/dbhandle"}},
 		{Name: "function literals passed to a call", Edit: func(c *config.Config) { c.Clock.SQLInterfaces = []string{"example.com/driver.Executor"} }, Pkgs: []string{"clock/literals"}},
 		{Name: "a clock named by setting", Edit: func(c *config.Config) { c.Clock.Funcs = config.Patterns{"clock/extra.Ticks"} }, Pkgs: []string{"clock/extra"}},
 	})

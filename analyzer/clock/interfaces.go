@@ -104,9 +104,10 @@ func docName(obj *types.TypeName) string {
 }
 
 // sqlInterfaceMethod reports whether fn is a method of an interface that
-// executes SQL (one named by -clock.sql-interfaces, or one whose
-// declaration carries //leaseguard:sql, in this package or another) that
-// may send a statement by its signature (see [sqlcall.Sends]).
+// executes SQL (one named by -clock.sql-interfaces, one whose declaration
+// carries //leaseguard:sql, in this package or another, or a database
+// handle by its own methods, see [sqlcall.Database]) that may send a
+// statement by its signature (see [sqlcall.Sends]).
 func (c *checker) sqlInterfaceMethod(fn *types.Func) bool {
 	if fn == nil {
 		return false
@@ -126,7 +127,14 @@ func (c *checker) sqlInterface(named *types.Named) bool {
 	if c.interfaces[obj.Pkg().Path()+"."+obj.Name()] {
 		return true
 	}
-	return c.pass.ImportObjectFact(obj, new(SQLInterface))
+	if c.pass.ImportObjectFact(obj, new(SQLInterface)) {
+		return true
+	}
+	// Without a setting: an interface that is a database handle by its
+	// own methods (a raw Exec beside LeaderAttemptReelect, writes that
+	// return sql.Result).
+	iface, _ := named.Underlying().(*types.Interface)
+	return iface != nil && sqlcall.Database(iface)
 }
 
 // sqlInterfaceCall returns the method that call invokes on an interface

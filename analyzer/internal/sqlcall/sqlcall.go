@@ -149,12 +149,37 @@ func Sends(fn *types.Func) bool {
 	}
 	for i := range sig.Results().Len() {
 		t := sig.Results().At(i).Type()
-		if types.Identical(t, types.Universe.Lookup("error").Type()) {
+		if types.Identical(t, types.Universe.Lookup("error").Type()) || answer(t) {
 			return true
 		}
-		if named, ok := types.Unalias(typesx.Deref(t)).(*types.Named); ok && named.Obj().Pkg() != nil &&
-			answers[named.Obj().Pkg().Path()][named.Obj().Name()] {
+	}
+	return false
+}
+
+// answer reports whether t is a database's answer: pgx's rows or row, a
+// command tag, database/sql's rows, row or result.
+func answer(t types.Type) bool {
+	named, ok := types.Unalias(typesx.Deref(t)).(*types.Named)
+	return ok && named.Obj().Pkg() != nil && answers[named.Obj().Pkg().Path()][named.Obj().Name()]
+}
+
+// Database reports whether iface is a handle on a database by its own
+// methods, whatever it is called: one of them takes SQL text and its
+// arguments ([Method]'s shape: a driver's Executor with a raw Exec) or
+// returns a database's answer (a repository whose writes return
+// sql.Result). The methods of such an interface that [Sends] are taken to
+// send SQL.
+func Database(iface *types.Interface) bool {
+	for i := range iface.NumMethods() {
+		m := iface.Method(i)
+		if Method(m) {
 			return true
+		}
+		res := m.Signature().Results()
+		for j := range res.Len() {
+			if answer(res.At(j).Type()) {
+				return true
+			}
 		}
 	}
 	return false

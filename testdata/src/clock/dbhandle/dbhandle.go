@@ -1,0 +1,39 @@
+//leaseguard:lease
+
+// Package dbhandle writes through interfaces that no setting names: those
+// that are database handles by their own methods count as SQL.
+package dbhandle
+
+import (
+	"context"
+	"time"
+
+	"example.com/dbhandle"
+)
+
+func reelect(ctx context.Context, ex dbhandle.Executor) (bool, error) {
+	return ex.LeaderAttemptReelect(ctx, &dbhandle.Params{Name: "n", Now: time.Now()}) // want `time.Now flows into an argument of dbhandle.Executor.LeaderAttemptReelect, which executes SQL`
+}
+
+func members(ctx context.Context, r dbhandle.Repo, ttl time.Duration) error {
+	if _, err := r.Members(ctx, time.Now().Add(-ttl)); err != nil { // want `time.Now flows into an argument of dbhandle.Repo.Members, which executes SQL`
+		return err
+	}
+	_, err := r.UpsertMember(ctx, &dbhandle.Member{Host: "h", Expiry: time.Now().Add(ttl)}) // want `time.Now flows into an argument of dbhandle.Repo.UpsertMember, which executes SQL`
+	return err
+}
+
+// ok: the executor's own clock is a clock read, not SQL; here it decides
+// nothing.
+func executorClock(ex dbhandle.Executor) time.Time {
+	return ex.Now()
+}
+
+// ok: nothing says that a database is behind Backend (name it with
+// -clock.sql-interfaces).
+func expire(ctx context.Context, b dbhandle.Backend, expiredAt time.Time) error {
+	if time.Until(expiredAt) > 0 {
+		return nil
+	}
+	return b.Delete(ctx, "k", 1)
+}

@@ -1,0 +1,44 @@
+// Package dbhandle declares interfaces that a lease package writes
+// through, implemented in packages it does not import, and named by no
+// setting: Executor and Repo are database handles by their own methods,
+// Backend is not.
+package dbhandle
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// Params are the arguments of a reelection.
+type Params struct {
+	Name string
+	Now  time.Time
+}
+
+// Member is one row of a membership table.
+type Member struct {
+	Host   string
+	Expiry time.Time
+}
+
+// Executor is a driver's executor, as River's riverdriver.Executor: it
+// runs raw SQL beside its named queries.
+type Executor interface {
+	Exec(ctx context.Context, sql string, args ...any) error
+	LeaderAttemptReelect(ctx context.Context, params *Params) (bool, error)
+	Now() time.Time
+}
+
+// Repo is a repository whose writes return the database's result, as
+// Temporal's sqlplugin.DB.
+type Repo interface {
+	UpsertMember(ctx context.Context, m *Member) (sql.Result, error)
+	Members(ctx context.Context, after time.Time) ([]Member, error)
+}
+
+// Backend is a key-value store's interface, as kine's server.Backend:
+// nothing in it says that a database is behind it.
+type Backend interface {
+	Delete(ctx context.Context, key string, revision int64) error
+}
