@@ -95,6 +95,13 @@ type Lease struct {
 	// without the directive. Default none. Flag -lease.packages, comma
 	// separated.
 	Packages Patterns `json:"packages"`
+	// Explain reports, for each lease package, what the rules understood
+	// of it (the lease tables and their columns with the evidence for
+	// each, the guarded tables and why, the interfaces taken to execute
+	// SQL, and the SQL calls whose text was read and those whose text was
+	// not), as notes of category explain. Default false. Flag
+	// -lease.explain; the standalone command's -explain sets it.
+	Explain bool `json:"explain"`
 }
 
 // Imports configures the imports rule.

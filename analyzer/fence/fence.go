@@ -75,8 +75,11 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		f := cfg.Fence
 		info := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA).Production() // the rule checks no test files
 		c := &checker{pass: pass, rep: res.Reporter(pass, Name, lease.NoTests), cfg: f,
-			schema: pass.ResultOf[leaseschema.Analyzer].(*leaseschema.Package).Get()}
-		c.run(info)
+			schema: pass.ResultOf[leaseschema.Analyzer].(*leaseschema.Package).Get(), guardedWhy: make(map[string]guardedWhy)}
+		sites := c.run(info)
+		if cfg.Lease.Explain {
+			c.explain(sites)
+		}
 		c.rep.Finish()
 		return nil, nil
 	}
@@ -93,6 +96,11 @@ type checker struct {
 	names   *names
 	schema  *leaseschema.Schema // what the package's statements show of its tables
 	dialect bool                // the note on another database's SQL was made
+
+	// For -lease.explain: the SQL calls not read, and why each guarded
+	// table is one.
+	unread     []unread
+	guardedWhy map[string]guardedWhy
 }
 
 // site is one call that executes SQL.
@@ -111,7 +119,7 @@ type sent struct {
 	st   *statement
 }
 
-func (c *checker) run(info *buildssa.SSA) {
+func (c *checker) run(info *buildssa.SSA) []*site {
 	c.parses = make(pgsql.Cache)
 	funcs := lazyssa.Funcs(info)
 	c.texts = sqltext.New(info.Pkg, c.pass.Files, funcs, c.pass.Fset, c.pass.TypesInfo)
@@ -155,6 +163,13 @@ func (c *checker) run(info *buildssa.SSA) {
 					w.best = txFences[s]
 				}
 				if w.best != nil || w.setsEpoch {
+					if !c.names.guarded[w.target.Relname] {
+						why := "a write of the package fences it"
+						if w.best == nil {
+							why = "a write of the package fills it with the epoch"
+						}
+						c.guardedWhy[w.target.Relname] = guardedWhy{pos: s.call.Pos(), why: why}
+					}
 					c.names.guarded[w.target.Relname] = true
 				}
 			}
@@ -192,6 +207,7 @@ func (c *checker) run(info *buildssa.SSA) {
 
 	// 6. Renewals whose failure the holder does not act on.
 	c.checkRenewalFailures(funcs, c.renewers(funcs, sites))
+	return sites
 }
 
 func (c *checker) site(instr ssa.Instruction) *site {
@@ -201,6 +217,9 @@ func (c *checker) site(instr ssa.Instruction) *site {
 	}
 	m, ts, ok := c.texts.Sent(call.Common())
 	if !ok {
+		if sqlcall.Executes(call.Common()) != nil {
+			c.unread = append(c.unread, unread{call.Pos(), "its text is built at run time, or comes from outside the package"})
+		}
 		return nil // no SQL, or not recoverable: not guessed at
 	}
 	return &site{call: call, fn: m, texts: ts}
@@ -215,14 +234,18 @@ func (c *checker) reportParse(s *site, t sqltext.Text, p *pgsql.Parsed) {
 	var tc *pgsql.TooComplexError
 	switch {
 	case errors.As(p.Err, &tc):
+		c.unread = append(c.unread, unread{s.call.Pos(), p.Describe()})
 		c.report(s, t, problem{off: p.ErrorOffset(), msg: p.Describe() + ": the fence rule checks none of it"})
 	case !t.Exact:
+		c.unread = append(c.unread, unread{s.call.Pos(), "a part built at run time leaves it unparsable"})
 	case p.Dialect() != "":
+		c.unread = append(c.unread, unread{s.call.Pos(), "it is not PostgreSQL (" + p.Dialect() + ")"})
 		if !c.dialect && !c.anyParsed() {
 			c.dialect = true
 			c.report(s, t, problem{off: p.ErrorOffset(), msg: fmt.Sprintf("SQL is not PostgreSQL (%s): the fence rule reads PostgreSQL only, and checks none of this package's SQL", p.Dialect())})
 		}
 	default:
+		c.unread = append(c.unread, unread{s.call.Pos(), "it does not parse"})
 		c.report(s, t, problem{off: p.ErrorOffset(), msg: "SQL does not parse: " + p.Describe()})
 	}
 }

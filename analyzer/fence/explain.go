@@ -1,0 +1,127 @@
+package fence
+
+// This file says what the rule understood of a lease package, for
+// -lease.explain: a user reading it knows why a run is silent.
+
+import (
+	"fmt"
+	"go/token"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/leaseguard/leaseguard/analyzer/internal/leaseschema"
+)
+
+// ExplainCategory is the category of the notes that -lease.explain adds:
+// not findings, and not counted as such by the standalone command.
+const ExplainCategory = "explain"
+
+// unread is an SQL call whose text the rule did not check, and why.
+type unread struct {
+	pos token.Pos
+	why string
+}
+
+// guardedWhy is why a table's writes need a fence.
+type guardedWhy struct {
+	pos token.Pos // the write that shows it, or token.NoPos for a setting
+	why string
+}
+
+// explain reports what the rule understood: the lease tables with their
+// columns and the evidence for each, the guarded tables and why, and the
+// SQL calls read and not read.
+func (c *checker) explain(sites []*site) {
+	pkgPos := token.NoPos
+	for _, f := range c.pass.Files {
+		if c.rep.Covers(f.Package) {
+			pkgPos = f.Package
+			break
+		}
+	}
+	note := func(pos token.Pos, msg string, related []analysis.RelatedInformation) {
+		if !pos.IsValid() {
+			pos = pkgPos
+		}
+		c.pass.Report(analysis.Diagnostic{Pos: pos, Category: ExplainCategory, Message: msg, Related: related})
+	}
+
+	var leases []string
+	for l := range c.names.leases {
+		leases = append(leases, l)
+	}
+	slices.Sort(leases)
+	for _, l := range leases {
+		cols := c.names.of(l)
+		t := c.schema.Tables[l]
+		var source string
+		switch {
+		case len(c.cfg.Table) > 0:
+			source = "named by -fence.table"
+		case t != nil && t.Lease:
+			source = "inferred from its statements"
+		default:
+			source = "by the column names " + strings.Join([]string{cols.holder, cols.epoch, cols.expiry}, ", ")
+		}
+		var related []analysis.RelatedInformation
+		pos := token.NoPos
+		if t != nil {
+			for _, r := range []leaseschema.Role{leaseschema.Holder, leaseschema.Epoch, leaseschema.Expiry} {
+				for _, ev := range t.Why[r] {
+					if ev.Pos.IsValid() {
+						related = append(related, analysis.RelatedInformation{Pos: ev.Pos, Message: r.String() + ": " + ev.Why})
+						if !pos.IsValid() {
+							pos = ev.Pos
+						}
+					}
+				}
+			}
+			if t.Takeover != nil && t.Takeover.Pos.IsValid() {
+				related = append(related, analysis.RelatedInformation{Pos: t.Takeover.Pos, Message: "takeover: " + t.Takeover.Why})
+			}
+		}
+		note(pos, fmt.Sprintf("the lease table %s (%s): holder: %s, epoch: %s, expiry: %s",
+			c.display(l), source, column(cols.holder, c.cfg.HolderColumn), column(cols.epoch, c.cfg.EpochColumn), column(cols.expiry, c.cfg.ExpiryColumn)), related)
+	}
+
+	var guarded []string
+	for g := range c.names.guarded {
+		guarded = append(guarded, g)
+	}
+	slices.Sort(guarded)
+	for _, g := range guarded {
+		why := c.guardedWhy[g]
+		if why.why == "" {
+			why.why = "named by -fence.tables"
+		}
+		note(why.pos, fmt.Sprintf("the guarded table %s: %s", c.display(g), why.why), nil)
+	}
+	if len(guarded) == 0 {
+		note(pkgPos, "no guarded table: no write of the package is fenced or carries the epoch, and -fence.tables names none, so no write is asked a fence", nil)
+	}
+
+	read := 0
+	for _, s := range sites {
+		if len(s.stmts) > 0 {
+			read++
+		}
+	}
+	note(pkgPos, fmt.Sprintf("%d SQL calls read, %d not", read, len(c.unread)), nil)
+	for _, u := range c.unread {
+		note(u.pos, "SQL call not read: "+u.why, nil)
+	}
+}
+
+// column names a column for an explanation: "none", or the column, with
+// "by setting" where a setting named it.
+func column(name, setting string) string {
+	switch {
+	case name == "":
+		return "none"
+	case setting != "":
+		return "`" + name + "` (by setting)"
+	}
+	return "`" + name + "`"
+}
