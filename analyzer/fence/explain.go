@@ -45,7 +45,7 @@ func (c *checker) explain(sites []*site) {
 		if !pos.IsValid() {
 			pos = pkgPos
 		}
-		c.pass.Report(analysis.Diagnostic{Pos: pos, Category: ExplainCategory, Message: msg, Related: related})
+		c.pass.Report(analysis.Diagnostic{Pos: pos, Category: ExplainCategory, Message: "explain: " + msg, Related: related})
 	}
 
 	var leases []string

@@ -341,3 +341,58 @@ func TestREADMEExample(t *testing.T) {
 		t.Errorf("README.md's example output differs from the binary's.\nREADME:\n%s\nbinary:\n%s", want, got)
 	}
 }
+
+// TestExplain runs -explain on testdata/explain, a lease package with no
+// finding: a lease table known only from what its SQL does, a table named
+// at run time, and a call whose SQL comes from its caller. What the rules
+// understood is printed, as text and as JSON, and is not a finding.
+func TestExplain(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(testdir.Root(), "explain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"lease/lease.go:42:29: explain: the lease table job_locks (inferred from its statements): holder: `locked_by`, epoch: none, expiry: `lease_expires_at`",
+		"lease/lease.go:47:29: \tholder: tests locked_by = a parameter",
+		"lease/lease.go:42:29: \texpiry: sets lease_expires_at from the database clock plus an interval",
+		"lease/lease.go:5:1: explain: 2 SQL calls read, 2 not",
+		"lease/lease.go:52:28: explain: SQL call not read: a part built at run time leaves it unparsable",
+		"lease/lease.go:58:28: explain: SQL call not read: its text is built at run time, or comes from outside the package",
+	}
+	r := run(t, dir, binary, "-explain", "./...")
+	if r.code != 0 {
+		t.Errorf("exit code %d, want 0: notes are not findings\n%s", r.code, r.stderr)
+	}
+	got := strings.ReplaceAll(r.stderr, dir+string(filepath.Separator), "")
+	for _, w := range want {
+		if !strings.Contains(got, w+"\n") {
+			t.Errorf("-explain: no line %q in\n%s", w, got)
+		}
+	}
+
+	r = run(t, dir, binary, "-explain", "-json", "./...")
+	if r.code != 0 {
+		t.Fatalf("-explain -json: exit code %d\n%s", r.code, r.stderr)
+	}
+	var tree map[string]map[string][]struct {
+		Category, Posn, Message string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &tree); err != nil {
+		t.Fatalf("-explain -json: %v\n%s", err, r.stdout)
+	}
+	var notes []string
+	for _, d := range tree["example.com/jobs/lease"]["fence"] {
+		if d.Category != "explain" {
+			t.Errorf("-explain -json: a finding on a package with none: %+v", d)
+		}
+		notes = append(notes, strings.TrimPrefix(d.Posn, dir+string(filepath.Separator))+": "+d.Message)
+	}
+	for _, w := range want {
+		if !strings.HasPrefix(w, "lease/lease.go:") || strings.Contains(w, "\t") {
+			continue // related information is nested in JSON
+		}
+		if !slices.Contains(notes, w) {
+			t.Errorf("-explain -json: no note %q in %q", w, notes)
+		}
+	}
+}

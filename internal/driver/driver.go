@@ -43,6 +43,8 @@ func Main() {
 	vet := len(os.Args) > 1 && strings.HasSuffix(os.Args[len(os.Args)-1], ".cfg")
 	if vet {
 		startingHeap()
+	} else {
+		explain(os.Args[1:])
 	}
 	cfg := config.Default()
 	analyzers := analyzer.New(cfg)
@@ -74,6 +76,21 @@ func Main() {
 		}
 	}
 	multichecker.Main(analyzers...)
+}
+
+// explain spells the standalone command's -explain as the setting it
+// stands for, -lease.explain, which go vet passes on to the rules: what
+// they understood of each lease package is printed beside the findings
+// (see [fence.ExplainCategory]), and is not counted as a finding.
+func explain(args []string) {
+	for i, a := range args {
+		switch a {
+		case "--":
+			return
+		case "-explain", "--explain", "-explain=true", "--explain=true":
+			args[i] = "-lease.explain"
+		}
+	}
 }
 
 // quietUsage returns a usage function for fs that prints the flags only

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/leaseguard/leaseguard/analyzer/fence"
 )
 
 // Run standalone with text, JSON or SARIF output, leaseguard hands the
@@ -60,13 +62,17 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 		return 0
 	}
 	diags, code := vetFindings(tree, stderr)
+	findings := 0
 	for _, d := range diags {
 		fmt.Fprintf(stderr, "%s: %s\n", d.Posn, d.Message)
 		for _, r := range d.Related {
 			fmt.Fprintf(stderr, "%s: \t%s\n", r.Posn, r.Message)
 		}
+		if d.Category != fence.ExplainCategory {
+			findings++
+		}
 	}
-	if code == 0 && len(diags) > 0 {
+	if code == 0 && findings > 0 {
 		code = 3
 	}
 	return code
