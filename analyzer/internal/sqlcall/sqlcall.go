@@ -165,10 +165,11 @@ func answer(t types.Type) bool {
 
 // Database reports whether iface is a handle on a database by its own
 // methods, whatever it is called: one of them takes SQL text and its
-// arguments ([Method]'s shape: a driver's Executor with a raw Exec) or
+// arguments ([Method]'s shape: a driver's Executor with a raw Exec),
 // returns a database's answer (a repository whose writes return
-// sql.Result). The methods of such an interface that [Sends] are taken to
-// send SQL.
+// sql.Result), or takes a database handle to run on (a query interface
+// whose methods take the session or transaction). The methods of such an
+// interface that [Sends] are taken to send SQL.
 func Database(iface *types.Interface) bool {
 	for i := range iface.NumMethods() {
 		m := iface.Method(i)
@@ -181,8 +182,32 @@ func Database(iface *types.Interface) bool {
 				return true
 			}
 		}
+		params := m.Signature().Params()
+		for j := range params.Len() {
+			if handle(params.At(j).Type()) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// handles are the types of a connection, pool, transaction or session.
+var handles = map[string]map[string]bool{
+	pgxPath:     set("Conn", "Tx"),
+	pgxpoolPath: set("Pool", "Conn", "Tx"),
+	sqlPath:     set("DB", "Tx", "Conn"),
+	upperPath:   set("Session"),
+}
+
+// upperPath is upper/db, whose Session runs the statements its builder
+// chains make.
+const upperPath = "github.com/upper/db/v4"
+
+// handle reports whether t is a database handle (see handles).
+func handle(t types.Type) bool {
+	named, ok := types.Unalias(typesx.Deref(t)).(*types.Named)
+	return ok && named.Obj().Pkg() != nil && handles[named.Obj().Pkg().Path()][named.Obj().Name()]
 }
 
 // SQLParam returns the index of sig's SQL text parameter (the first string

@@ -37,3 +37,7 @@ func expire(ctx context.Context, b dbhandle.Backend, expiredAt time.Time) error 
 	}
 	return b.Delete(ctx, "k", 1)
 }
+
+func heartbeat(ctx context.Context, q dbhandle.Queries) error {
+	return q.UpdateTimestamp(ctx, "controller", time.Now()) // want `time.Now flows into an argument of dbhandle.Queries.UpdateTimestamp, which executes SQL`
+}

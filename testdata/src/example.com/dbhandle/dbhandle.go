@@ -42,3 +42,10 @@ type Repo interface {
 type Backend interface {
 	Delete(ctx context.Context, key string, revision int64) error
 }
+
+// Queries runs some of its statements on the transaction it is given, as
+// Argo's SyncQueries takes upper/db's session.
+type Queries interface {
+	UpdateTimestamp(ctx context.Context, name string, at time.Time) error
+	Held(ctx context.Context, tx *sql.Tx, name string) (bool, error)
+}
