@@ -266,7 +266,30 @@ func (n *names) insertSetsEpoch(s *pg_query.InsertStmt) bool {
 	if oc := s.OnConflictClause; oc != nil && n.setsEpoch(oc.TargetList) {
 		return true
 	}
-	return n.setsEpoch(s.Cols)
+	sel := s.SelectStmt.GetSelectStmt()
+	for i, c := range s.Cols {
+		col := c.GetResTarget().GetName()
+		// The value inserted: the column's item of a VALUES row, or of
+		// the SELECT's target list.
+		var vals []*pg_query.Node
+		for _, row := range sel.GetValuesLists() {
+			if items := row.GetList().GetItems(); i < len(items) {
+				vals = append(vals, items[i])
+			}
+		}
+		if tl := sel.GetTargetList(); len(sel.GetValuesLists()) == 0 && i < len(tl) {
+			vals = append(vals, tl[i].GetResTarget().GetVal())
+		}
+		if len(vals) == 0 {
+			vals = append(vals, nil)
+		}
+		for _, v := range vals {
+			if n.carriesEpoch(col, v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // excluded reports whether val is EXCLUDED.col, the value the INSERT

@@ -41,9 +41,13 @@ func (n *names) of(rel string) columns {
 	return n.def
 }
 
-// epochOf reports whether col is the epoch column of a lease table: a
-// write to another table that sets it carries the fencing token.
-func (n *names) epochOf(col string) bool {
+// carriesEpoch reports whether a write to another table that sets col to
+// val carries the fencing token: col is the epoch column by its setting's
+// or the default name, whatever val is; or the epoch column that a lease
+// table's statements show, set from a parameter (a name such as version
+// or attempt is counted up by many tables of their own: only the token
+// handed in from outside is the lease's).
+func (n *names) carriesEpoch(col string, val *pg_query.Node) bool {
 	if col == "" {
 		return false
 	}
@@ -51,18 +55,19 @@ func (n *names) epochOf(col string) bool {
 		return true
 	}
 	for _, c := range n.cols {
-		if c.epoch == col {
+		if c.epoch == col && val != nil && isParam(val) {
 			return true
 		}
 	}
 	return false
 }
 
-// setsEpoch reports whether assignments set the epoch column of a lease
-// table.
+// setsEpoch reports whether the assignments of an UPDATE, ON CONFLICT or
+// MERGE arm carry the fencing token (see carriesEpoch).
 func (n *names) setsEpoch(targets []*pg_query.Node) bool {
 	for _, t := range targets {
-		if n.epochOf(t.GetResTarget().GetName()) {
+		rt := t.GetResTarget()
+		if rt != nil && n.carriesEpoch(rt.Name, rt.Val) {
 			return true
 		}
 	}

@@ -123,13 +123,15 @@ type Stmt struct {
 type facts struct {
 	setTime   []Evidence // set from a time: a clock, a parameter, or either plus an interval
 	setFromIv []Evidence // set from a time plus an interval
-	setParam  []Evidence // set from a parameter in a write that also sets a time column (an acquisition)
+	setParam  []Evidence // set from a parameter in a write that also sets a time column (an acquisition): an UPDATE, or an INSERT … ON CONFLICT
+	setInsert []Evidence // the same in a plain INSERT, which may be setting the key: counts where DDL names the key
 	setUpdate bool       // set from a parameter in an UPDATE's or ON CONFLICT's SET (a key never is)
 	ordered   []Evidence // compared by order with a time
 	dbOrdered bool       // ... with a database clock
 	equal     []Evidence // compared for equality with a parameter in a write's or fence's condition
 	counted   []Evidence // counted up, taken from a sequence or a random function, or compared and set
 	key       bool       // a conflict key, or part of a primary or unique key by DDL
+	ddlKey    bool       // part of a primary or unique key by DDL
 	chooses   bool       // a takeover's condition tests it for equality: a key or a partition, not the holder it replaces
 }
 
@@ -230,7 +232,7 @@ func (l *learner) stmt(i int, s Stmt) {
 		case x.GetUpdateStmt() != nil:
 			u := x.GetUpdateStmt()
 			if u.Relation != nil {
-				l.write(u.Relation.Relname, targets(u.TargetList), true, u.WhereClause, ev)
+				l.write(u.Relation.Relname, targets(u.TargetList), true, true, u.WhereClause, ev)
 			}
 		case x.GetInsertStmt() != nil:
 			in := x.GetInsertStmt()
@@ -238,7 +240,7 @@ func (l *learner) stmt(i int, s Stmt) {
 				return true
 			}
 			t := in.Relation.Relname
-			l.write(t, insertValues(in), false, nil, ev)
+			l.write(t, insertValues(in), false, in.OnConflictClause != nil, nil, ev)
 			if oc := in.OnConflictClause; oc != nil {
 				if oc.Infer != nil {
 					for _, e := range oc.Infer.IndexElems {
@@ -247,7 +249,7 @@ func (l *learner) stmt(i int, s Stmt) {
 						}
 					}
 				}
-				l.write(t, targets(oc.TargetList), true, oc.WhereClause, ev)
+				l.write(t, targets(oc.TargetList), true, true, oc.WhereClause, ev)
 			}
 		case x.GetCreateStmt() != nil:
 			l.ddl(x.GetCreateStmt())
@@ -256,7 +258,8 @@ func (l *learner) stmt(i int, s Stmt) {
 			if (ix.Unique || ix.Primary) && ix.Relation != nil && ix.WhereClause == nil {
 				for _, p := range ix.IndexParams {
 					if e := p.GetIndexElem(); e != nil && e.Name != "" {
-						l.col(ix.Relation.Relname, e.Name).key = true
+						f := l.col(ix.Relation.Relname, e.Name)
+						f.key, f.ddlKey = true, true
 					}
 				}
 			}
@@ -297,8 +300,10 @@ func (l *learner) stmt(i int, s Stmt) {
 }
 
 // write records the assignments of one write to table. update reports an
-// UPDATE's or ON CONFLICT's SET; where is its condition.
-func (l *learner) write(table string, as []assignment, update bool, where *pg_query.Node, ev func(int, string) Evidence) {
+// UPDATE's or ON CONFLICT's SET, keyed one that names the row it takes
+// by its key (an UPDATE, an INSERT … ON CONFLICT); where is its
+// condition.
+func (l *learner) write(table string, as []assignment, update, keyed bool, where *pg_query.Node, ev func(int, string) Evidence) {
 	setsTime := false
 	for _, a := range as {
 		if timeOf(a.val) != notTime && !isNull(a.val) {
@@ -327,14 +332,19 @@ func (l *learner) write(table string, as []assignment, update bool, where *pg_qu
 		switch {
 		case counts(a.val, a.col):
 			f.counted = append(f.counted, ev(a.loc, "counts "+a.col+" up"))
-		case fromSequence(a.val):
+		case update && fromSequence(a.val):
+			// A new row's id comes from a sequence too: only a token
+			// issued anew to a row that exists is an epoch.
 			f.counted = append(f.counted, ev(a.loc, "takes "+a.col+" from a sequence or a random function"))
 		case update && isParam(a.val) && casTested[a.col]:
 			f.counted = append(f.counted, ev(a.loc, "compares and sets "+a.col))
 		}
 		if isParam(a.val) || isExcluded(a.val) {
-			if setsTime {
+			switch {
+			case setsTime && keyed:
 				f.setParam = append(f.setParam, ev(a.loc, "sets "+a.col+" from a parameter with the expiry"))
+			case setsTime:
+				f.setInsert = append(f.setInsert, ev(a.loc, "sets "+a.col+" from a parameter with the expiry"))
 			}
 			if update && setsTime {
 				f.setUpdate = true
@@ -389,16 +399,27 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		return col != t.Expiry && len(f.counted) > 0 && len(f.equal) > 0
 	}, func(f *facts) []Evidence { return []Evidence{f.counted[0], f.equal[0]} })
 	// Holder: set with the expiry by an acquisition, not a key, and
-	// tested for equality by another write.
+	// tested for equality by another write. A plain INSERT may be setting
+	// the row's key: it counts only where DDL names the key.
+	ddlKeyed := false
+	for _, f := range cols {
+		ddlKeyed = ddlKeyed || f.ddlKey
+	}
+	acquired := func(f *facts) []Evidence {
+		if ddlKeyed {
+			return slices.Concat(f.setParam, f.setInsert)
+		}
+		return f.setParam
+	}
 	pick(Holder, func(col string, f *facts) bool {
-		return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && len(f.setParam) > 0 && len(f.equal) > 0 && len(f.counted) == 0
-	}, func(f *facts) []Evidence { return []Evidence{f.setParam[0], f.equal[0]} })
+		return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && len(acquired(f)) > 0 && len(f.equal) > 0 && len(f.counted) == 0
+	}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
 	if t.Holder == "" {
 		// Several candidates: the one a takeover's SET names (a key is
 		// never set by an UPDATE).
 		pick(Holder, func(col string, f *facts) bool {
 			return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && f.setUpdate && len(f.equal) > 0 && len(f.counted) == 0
-		}, func(f *facts) []Evidence { return []Evidence{f.setParam[0], f.equal[0]} })
+		}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
 	}
 	if t.Expiry != "" {
 		if ev, ok := l.takeovers[name][t.Expiry]; ok {
@@ -422,13 +443,15 @@ func (l *learner) ddl(cs *pg_query.CreateStmt) {
 		if col := elt.GetColumnDef(); col != nil {
 			for _, c := range col.Constraints {
 				if key(c.GetConstraint()) {
-					l.col(table, col.Colname).key = true
+					f := l.col(table, col.Colname)
+					f.key, f.ddlKey = true, true
 				}
 			}
 		}
 		if con := elt.GetConstraint(); key(con) {
 			for _, k := range con.Keys {
-				l.col(table, k.GetString_().GetSval()).key = true
+				f := l.col(table, k.GetString_().GetSval())
+				f.key, f.ddlKey = true, true
 			}
 		}
 	}

@@ -151,6 +151,25 @@ func TestInfer(t *testing.T) {
 			},
 			want: "leases(holder_id, -, expiry)",
 		},
+		{
+			name: "ids from a sequence are no epoch, and a heartbeat keyed by its id has no holder",
+			sql: []string{
+				`INSERT INTO "Dispatcher" (id, "lastHeartbeatAt") VALUES ($1, now())`,
+				`UPDATE "Dispatcher" SET "lastHeartbeatAt" = $1 WHERE id = $2`,
+				`SELECT id FROM "Dispatcher" WHERE "lastHeartbeatAt" > $1`,
+				`INSERT INTO "Partition" (id, "lastHeartbeat") VALUES (gen_random_uuid(), now()) RETURNING id`,
+				`UPDATE "Partition" SET "lastHeartbeat" = now() WHERE id = $1`,
+				`SELECT id FROM "Partition" WHERE "lastHeartbeat" > now() - interval '1 minute'`,
+			},
+			want: "",
+		},
+		{
+			name: "optimistic locking counts a version, with no expiry: no lease",
+			sql: []string{
+				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,
+			},
+			want: "",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := shape(infer(t, tc.sql...)); got != tc.want {
