@@ -114,3 +114,51 @@ func TestOnlyLeasePackagesLoaded(t *testing.T) {
 		}
 	})
 }
+
+// TestLeasePackagesAim gives -lease.packages patterns that name no package
+// the command line names: one that names no package anywhere is an error
+// that names it (exit 2, one line), however the findings are written; one
+// that names a package outside the patterns (here outside ./plain, or an
+// import of ./lease) has that package analysed as a lease package.
+func TestLeasePackagesAim(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(testdir.Root(), "fastpath"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pattern := range []string{"example.com/fast/plian", "example.com/nope/...", "example.com/fast/lease_tset"} {
+		for _, output := range [][]string{nil, {"-json"}, {"-format=sarif"}, {"-test=false"}} {
+			args := append(slices.Clone(output), "-lease.packages=example.com/fast/plain,"+pattern, "./plain")
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				r := run(t, dir, binary, args...)
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], `-lease.packages: "`+pattern+`" matches no package`) {
+					t.Errorf("exit %d, want 2 and one line naming %q; stderr:\n%s", r.code, pattern, r.stderr)
+				}
+			})
+		}
+	}
+	relay := "relay/relay.go:4:8: lease package imports HTTP client net/http via example.com/fast/hop -> example.com/fast/client (example.com/fast/client uses http.Client.Get): a network call in the write path can veto leadership"
+	lease := "lease/lease.go:6:8: lease package imports HTTP client net/http via example.com/fast/relay -> example.com/fast/hop -> example.com/fast/client (example.com/fast/client uses http.Client.Get): a network call in the write path can veto leadership"
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-lease.packages=example.com/fast/relay", "./plain"}, []string{relay}},
+		{[]string{"-lease.packages=example.com/fast/rel...", "./plain"}, []string{relay}},
+		{[]string{"-test=false", "-lease.packages=example.com/fast/relay", "./plain"}, []string{relay}},
+		{[]string{"-lease.packages=example.com/fast/relay", "./lease"}, []string{lease, relay}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := run(t, dir, binary, tc.args...)
+			if got := findings(r.stderr, dir); r.code != 3 || !slices.Equal(got, tc.want) {
+				t.Errorf("exit %d, want 3; findings:\n%s\nwant:\n%s\nstderr:\n%s", r.code, strings.Join(got, "\n"), strings.Join(tc.want, "\n"), r.stderr)
+			}
+		})
+	}
+	t.Run("sarif", func(t *testing.T) {
+		r := run(t, dir, binary, "-format=sarif", "-lease.packages=example.com/fast/relay", "./plain")
+		if r.code != 0 || !strings.Contains(r.stdout, `"uri": "relay/relay.go"`) {
+			t.Errorf("exit %d, want 0 and a result in relay/relay.go:\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+}

@@ -9,7 +9,8 @@
 //
 // Exit codes, run directly: 0 no findings, 3 findings, 1 a tool error (a
 // package that does not compile, a pattern that matches nothing), 2 a bad
-// flag. With -json findings are printed as JSON and the exit code is 0
+// flag or a setting that aims at nothing (a -lease.packages pattern that
+// matches no package). With -json findings are printed as JSON and the exit code is 0
 // unless the tool failed; so with -format sarif, which writes one SARIF
 // 2.1.0 run for GitHub code scanning. Under go vet, vet itself reports and sets the
 // exit code (1 with findings; 0 with go vet -json).
@@ -62,7 +63,12 @@ func Main() {
 	if !vet {
 		// Only the packages that can have a finding, and their imports
 		// (see leaseRoots), through go vet where it can (see viaVet).
-		if p, ok := narrow(os.Args[1:]); ok {
+		p, ok, err := narrow(os.Args[1:])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
+			os.Exit(2)
+		}
+		if ok {
 			switch {
 			case len(p.roots) == 0:
 				if p.json {
@@ -123,8 +129,11 @@ before it loads any, and analyses only those that can have a finding:
 lease packages (//leaseguard:lease, or -lease.packages), and packages with
 a comment that starts with leaseguard (a directive or a near miss of one).
 Their imports are loaded for facts. Other packages of ./... are not
-type-checked, so their compile errors are not reported. Exit codes: 0 no
-findings, 3 findings, 1 a tool error, 2 a bad flag.
+type-checked, so their compile errors are not reported. A -lease.packages
+pattern that matches none of the packages named is looked up on its own,
+and what it names is analysed too; one that names no package is an error.
+Exit codes: 0 no findings, 3 findings, 1 a tool error, 2 a bad flag or a
+setting that aims at nothing.
 
 `
 

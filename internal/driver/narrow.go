@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -34,21 +35,24 @@ import (
 // type-checked, so a compile error in it is not reported.
 
 // leaseRoots returns the import paths among the packages that patterns
-// match that must be analysed (see above), in the listing's order. The
+// match that must be analysed (see above), in the listing's order, then
+// the packages that leases name outside them (see leasesElsewhere). The
 // listing is go list -find: names and files, without resolving imports,
 // which costs less than half of a plain go list on a large module. ok is false
 // when the listing failed, matched nothing, or a package in it has an error
 // (a file it cannot read): the patterns are then analysed as given, so
 // that the error is reported as it always was. A missing import is found
-// later, by the analysis of a package that has one.
-func leaseRoots(patterns []string, tests bool, leases *config.Matcher) (roots []string, ok bool) {
+// later, by the analysis of a package that has one. err says which of
+// leases matches no package at all.
+func leaseRoots(patterns []string, tests bool, leases config.Patterns) (roots []string, ok bool, err error) {
 	cmd := exec.Command("go", append([]string{"list", "-e", "-find", "-json=ImportPath,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Dir,Error", "--"}, patterns...)...)
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
-	listed := 0
-	for dec := json.NewDecoder(bytes.NewReader(out)); ; listed++ {
+	matcher := config.NewMatcher(leases)
+	var listed []string // the import paths listed, and of external test packages
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
 		var p struct {
 			ImportPath                                   string
 			Dir                                          string
@@ -58,14 +62,18 @@ func leaseRoots(patterns []string, tests bool, leases *config.Matcher) (roots []
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil || p.Error != nil {
-			return nil, false
+			return nil, false, nil
 		}
+		listed = append(listed, p.ImportPath)
 		files := slices.Concat(p.GoFiles, p.CgoFiles)
-		named := leases.Match(p.ImportPath)
+		named := matcher.Match(p.ImportPath)
 		if tests {
 			files = slices.Concat(files, p.TestGoFiles, p.XTestGoFiles)
 			// An external test package is checked with the package it tests.
-			named = named || len(p.XTestGoFiles) > 0 && leases.Match(p.ImportPath+"_test")
+			if len(p.XTestGoFiles) > 0 {
+				listed = append(listed, p.ImportPath+"_test")
+				named = named || matcher.Match(p.ImportPath+"_test")
+			}
 		}
 		for i, name := range files {
 			files[i] = filepath.Join(p.Dir, name)
@@ -74,7 +82,65 @@ func leaseRoots(patterns []string, tests bool, leases *config.Matcher) (roots []
 			roots = append(roots, p.ImportPath)
 		}
 	}
-	return roots, listed > 0
+	if len(listed) == 0 {
+		return nil, false, nil
+	}
+	elsewhere, err := leasesElsewhere(leases, listed)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, path := range elsewhere {
+		if !slices.Contains(roots, path) {
+			roots = append(roots, path)
+		}
+	}
+	return roots, true, nil
+}
+
+// leasesElsewhere returns the packages that the leases patterns name
+// outside listed, the packages that the command line names: a
+// -lease.packages pattern that matches none of listed is looked up on its
+// own (go list -find), and the packages it names are analysed too, a
+// module dependency or a package outside ./... as much as any. A pattern
+// that names no package there either is an error that names it: a setting
+// that aims at nothing would leave the run silent, as if it had passed.
+func leasesElsewhere(leases config.Patterns, listed []string) ([]string, error) {
+	var unmatched []string
+	for _, pattern := range leases {
+		if !slices.ContainsFunc(listed, config.NewMatcher(config.Patterns{pattern}).Match) {
+			unmatched = append(unmatched, pattern)
+		}
+	}
+	if len(unmatched) == 0 {
+		return nil, nil
+	}
+	// A pattern that matches nothing is a warning, an import path that
+	// names no package an entry with an error; either way no package.
+	out, _ := exec.Command("go", append([]string{"list", "-e", "-find", "-json=ImportPath,Error", "--"}, unmatched...)...).Output()
+	var found []string
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p struct {
+			ImportPath string
+			Error      *struct{ Err string }
+		}
+		if dec.Decode(&p) != nil {
+			break
+		}
+		if p.Error == nil {
+			found = append(found, p.ImportPath)
+		}
+	}
+	var paths []string
+	for _, pattern := range unmatched {
+		named := slices.DeleteFunc(slices.Clone(found), func(path string) bool {
+			return !config.NewMatcher(config.Patterns{pattern}).Match(path)
+		})
+		if len(named) == 0 {
+			return nil, fmt.Errorf("-lease.packages: %q matches no package: name lease packages by import path, as go list prints them", pattern)
+		}
+		paths = append(paths, named...)
+	}
+	return paths, nil
 }
 
 // mentions reports whether any of files has a comment that starts with
@@ -114,8 +180,9 @@ func (p *plan) args() []string {
 // must analyse (see leaseRoots), none when no package that the patterns
 // match can have a finding. ok is false when args are left as they are:
 // they do not parse (the checker reports the error), they ask for the
-// flags or the version, or the listing failed.
-func narrow(args []string) (p *plan, ok bool) {
+// flags or the version, or the listing failed. err is a -lease.packages
+// pattern that matches no package.
+func narrow(args []string) (p *plan, ok bool, err error) {
 	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -141,12 +208,12 @@ func narrow(args []string) (p *plan, ok bool) {
 	version := new(boolValue)
 	fs.Var(version, "V", "")
 	if fs.Parse(args) != nil || *flags || version.set || fs.NArg() == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	patterns := fs.Args()
-	roots, ok := leaseRoots(patterns, *tests, config.NewMatcher(scratch.Lease.Packages))
+	roots, ok, err := leaseRoots(patterns, *tests, scratch.Lease.Packages)
 	if !ok {
-		return nil, false
+		return nil, false, err
 	}
 	p = &plan{roots: roots, json: *jsonOut, vet: true}
 	fs.Visit(func(f *flag.Flag) {
@@ -160,7 +227,7 @@ func narrow(args []string) (p *plan, ok bool) {
 			p.flags = append(p.flags, a)
 		}
 	}
-	return p, true
+	return p, true, nil
 }
 
 // boolValue is a flag that may be given bare, or with any value (-V=full).

@@ -88,7 +88,12 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		ruleIndex[a.Name] = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: a.Name, ShortDescription: sarifText{title}, HelpURI: a.URL})
 	}
-	if roots, ok := leaseRoots(patterns, *tests, config.NewMatcher(cfg.Lease.Packages)); ok {
+	roots, ok, err := leaseRoots(patterns, *tests, cfg.Lease.Packages)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
+		return 2
+	}
+	if ok {
 		if len(roots) == 0 {
 			return writeSARIF(w, stderr, run)
 		}
