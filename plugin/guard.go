@@ -30,10 +30,11 @@ import (
 // decides, from the import path and the files' text, whether the package
 // can have a finding, as the standalone command does before it loads
 // anything (a lease package by setting or directive, or a file with a
-// comment that starts with leaseguard). Only such a package is analysed
-// again, with its test variants and every package they import, and every
-// rule runs on it with their facts; what they find in the linted package
-// is reported at golangci-lint's positions. A repository without a lease
+// comment that starts with leaseguard, or a word one edit from it). Only
+// such a package is analysed again, with its test variants and every
+// package they import, and every rule runs on it with their facts; what
+// they find in the linted package is reported at golangci-lint's
+// positions. A repository without a lease
 // package costs golangci-lint its own load. The second analysis goes
 // through the graph one package at a time, in dependency order, each
 // type-checked from source against its imports' export data and dropped
@@ -85,7 +86,8 @@ func newGuard(cfg *config.Config, rules []*analysis.Analyzer) *guard {
 leaseguard's rules (imports, clock, fence, and the lease analyzer, which
 checks directives) on each package that can have a finding: a lease
 package by -lease.packages or //leaseguard:lease, or a package with a
-comment that starts with leaseguard. Such a package is analysed again
+comment that starts with leaseguard or a word one edit from it. Such a
+package is analysed again
 with its imports, one package at a time, for the rules' facts; other
 packages cost nothing.`,
 		URL: "https://github.com/leaseguard/leaseguard/blob/main/docs/integrations.md#golangci-lint",

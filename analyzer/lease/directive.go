@@ -3,6 +3,7 @@ package lease
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -65,30 +66,80 @@ func parseDirective(text string) directive {
 		body = strings.TrimSuffix(strings.TrimPrefix(text, "/*"), "*/")
 	}
 	body = strings.TrimSpace(body)
+	v := otherForm(body)
+	if v == "" {
+		v = misspelt(body)
+	}
+	if v == "" {
+		return directive{}
+	}
+	return directive{verb: v, problem: fmt.Sprintf("malformed directive %s: write %s", quote(text), canonical(v))}
+}
+
+// otherForm returns the verb, lease or allow, of body, a comment's text
+// without its markers, when it starts with leaseguard in any case, then a
+// colon and the verb or a misspelling of it (see nearVerb), with white
+// space around the colon only when the verb ends the comment; else "".
+func otherForm(body string) string {
 	const name = "leaseguard"
 	if len(body) < len(name) || !strings.EqualFold(body[:len(name)], name) {
-		return directive{}
+		return ""
 	}
 	rest := body[len(name):]
 	spaced := strings.TrimLeftFunc(rest, unicode.IsSpace)
 	after, ok := strings.CutPrefix(spaced, ":")
 	if !ok {
-		return directive{}
+		return ""
 	}
 	spaced2 := strings.TrimLeftFunc(after, unicode.IsSpace)
 	word, tail := cutSpace(spaced2)
 	v := nearVerb(word)
 	tight := len(spaced) == len(rest) && len(spaced2) == len(after)
 	if v == "" || (!tight && strings.TrimSpace(tail) != "") {
-		return directive{}
+		return ""
 	}
-	return directive{verb: v, problem: fmt.Sprintf("malformed directive %s: write %s", quote(text), canonical(v))}
+	return v
+}
+
+// misspelt returns the verb, lease, allow or sql, of body, a comment's
+// text without its markers, when its first word is one edit (a character
+// added, dropped, changed, or two swapped), in any case, from
+// leaseguard:VERB: //lease-guard:lease, //leasegaurd:lease,
+// //leaseguard：lease with a full-width colon, //leaseguardlease. The
+// first two words count as one when they end the comment, so that a space
+// is an edit too (//lease guard:lease, //leaseguard lease). Prose that
+// mentions leaseguard is not one edit from a directive: the colon and the
+// verb must follow without a space (// lease guard: see below, //
+// leaseguard: lease packages are…), and a word that only shares the verb
+// (//release:lease) is more than one edit away. Else "".
+func misspelt(body string) string {
+	lower := strings.ToLower(body)
+	first, rest := cutSpace(lower)
+	second, tail := cutSpace(strings.TrimLeftFunc(rest, unicode.IsSpace))
+	words := []string{first}
+	if second != "" && strings.TrimSpace(tail) == "" {
+		words = append(words, lower) // both words, and the white space between them
+	}
+	for _, w := range words {
+		if utf8.RuneCountInString(w) > len("leaseguard:allow")+1 {
+			continue
+		}
+		for _, v := range []string{"lease", "allow", "sql"} {
+			if withinOneEdit(w, "leaseguard:"+v) {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 // canonical is the well-formed directive for verb.
 func canonical(verb string) string {
-	if verb == "allow" {
+	switch verb {
+	case "allow":
 		return "//leaseguard:allow RULE -- reason"
+	case "sql":
+		return "//leaseguard:sql"
 	}
 	return "//leaseguard:lease"
 }
@@ -133,8 +184,12 @@ func nearVerb(w string) string {
 }
 
 // withinOneEdit reports whether a and b differ by at most one insertion,
-// deletion, substitution or transposition of adjacent bytes.
+// deletion, substitution or transposition of adjacent characters.
 func withinOneEdit(a, b string) bool {
+	return oneEdit([]rune(a), []rune(b))
+}
+
+func oneEdit(a, b []rune) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
@@ -150,35 +205,60 @@ func withinOneEdit(a, b string) bool {
 	}
 	if len(a) == len(b) {
 		// substitution, or transposition
-		return a[i+1:] == b[i+1:] ||
-			(i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:])
+		return slices.Equal(a[i+1:], b[i+1:]) ||
+			(i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:]))
 	}
-	return a[i:] == b[i+1:] // insertion into a
+	return slices.Equal(a[i:], b[i+1:]) // insertion into a
 }
 
 // Mentioned reports whether src, a Go file's text, has a comment that
-// starts with "leaseguard", in any case and spacing: a file without one
+// starts with "leaseguard", in any case and spacing, or with a word one
+// edit from it (lease-guard, leasegaurd, lease guard): a file without one
 // holds no directive and no near miss of one, so a package none of whose
 // files has one can have a finding only as a lease package named by
 // setting. Drivers read it to skip packages before loading them. It may
 // find such a comment inside a string literal, which only costs a package
 // loaded for nothing; an import of a leaseguard package is no comment.
 func Mentioned(src []byte) bool {
-	const word = "leaseguard"
-	lower := bytes.ToLower(src)
 	for off := 0; ; {
-		i := bytes.Index(lower[off:], []byte(word))
+		i := bytes.IndexByte(src[off:], '/')
 		if i < 0 {
 			return false
 		}
 		i += off
-		j := i
-		for j > 0 && (lower[j-1] == ' ' || lower[j-1] == '\t' || lower[j-1] >= utf8.RuneSelf) {
-			j-- // white space, in ASCII or not
+		off = i + 1
+		if i+1 == len(src) || src[i+1] != '/' && src[i+1] != '*' {
+			continue
 		}
-		if j >= 2 && lower[j-2] == '/' && (lower[j-1] == '/' || lower[j-1] == '*') {
+		j := i + 2
+		for j < len(src) && (isSpace(src[j]) || src[j] >= utf8.RuneSelf) {
+			j++ // white space, in ASCII or not
+		}
+		if nearName(src[j:min(j+48, len(src))]) {
 			return true
 		}
-		off = i + len(word)
 	}
+}
+
+// nearName reports whether b, the start of a comment's text, starts with
+// leaseguard or one edit from it, in any case (see misspelt).
+func nearName(b []byte) bool {
+	const name = "leaseguard"
+	// One edit leaves "leas" at the start, or "uard" a little later.
+	head := bytes.ToLower(b[:min(16, len(b))])
+	if !bytes.HasPrefix(head, []byte("leas")) && !bytes.Contains(head, []byte("uard")) {
+		return false
+	}
+	r := []rune(string(bytes.ToLower(b)))
+	for n := len(name) - 1; n <= len(name)+1 && n <= len(r); n++ {
+		if oneEdit(r[:n], []rune(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSpace reports whether c is white space in ASCII.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }

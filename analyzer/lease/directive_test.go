@@ -68,6 +68,34 @@ func TestParseDirective(t *testing.T) {
 		{"//leaseguard:alow x", "allow", `unknown directive "//leaseguard:alow"`},
 		{"//leaseguard:bogus", "", `unknown directive "//leaseguard:bogus"`},
 		{"// leaseguard:allow clock -- x", "allow", "write //leaseguard:allow RULE -- reason"},
+		// One edit from a directive, in the name or the colon.
+		{"//lease-guard:lease", "lease", `malformed directive "//lease-guard:lease": write //leaseguard:lease`},
+		{"//lease_guard:lease", "lease", "malformed directive"},
+		{"//leasegaurd:lease", "lease", "malformed directive"},
+		{"//leaseguard\uff1alease", "lease", `malformed directive "//leaseguard：lease"`},
+		{"//leaseguardlease", "lease", "malformed directive"},
+		{"//leaseguard;lease", "lease", "malformed directive"},
+		{"//leaseguards:lease", "lease", "malformed directive"},
+		{"//leasguard:lease", "lease", "malformed directive"},
+		{"//LEASE-GUARD:LEASE", "lease", "malformed directive"},
+		{"// lease-guard:lease", "lease", "malformed directive"},
+		{"/*lease-guard:lease*/", "lease", "malformed directive"},
+		{"//lease guard:lease", "lease", "malformed directive"},
+		{"//leaseguard lease", "lease", "malformed directive"},
+		{"//lease-guard:lease is the directive", "lease", "malformed directive"},
+		{"//lease-guard:allow clock -- x", "allow", "write //leaseguard:allow RULE -- reason"},
+		{"//leasegaurd:sql", "sql", `malformed directive "//leasegaurd:sql": write //leaseguard:sql`},
+		// Prose, and words more than one edit away.
+		{"// lease guard: see below", "", ""},
+		{"// lease guard:lease is what we called it", "", ""},
+		{"// leaseguard lease packages are named by setting", "", ""},
+		{"//release:lease", "", ""},
+		{"//nolint:leaseguard", "", ""},
+		{"//lease-guard: lease", "", ""},
+		{"//lease--guard:lease", "", ""},
+		{"//lease-guard:leas", "", ""},
+		{"// leaseguard's lease", "", ""},
+		{"// lease: guard the row", "", ""},
 	} {
 		d := parseDirective(tc.text)
 		if d.verb != tc.verb || !strings.Contains(d.problem, tc.problem) || (tc.problem == "") != (d.problem == "") {
@@ -82,15 +110,25 @@ func FuzzParseDirective(f *testing.F) {
 		"/*leaseguard:lease*/", "//leaseguard:lease // note", "//leaseguard:allow clock, fence -- why",
 		"// leaseguard: lease packages", "//leaseguard:", "/* leaseguard\t:\tallow */", "//leaseguard:\xff\xfe",
 		"// leaseguard:lease " + strings.Repeat("é", 40),
+		"//lease-guard:lease", "//leaseguard\uff1alease", "//lease_guard:lease", "//leasegaurd:lease",
+		"//lease guard:lease", "//leasegaurd:sql", "// lease guard: see below", "//release:lease",
+		"/*\u00a0lease-guard:allow x -- y*/",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		d := parseDirective(text)
-		if d.verb != "" && d.verb != "lease" && d.verb != "allow" {
+		if d.verb != "" && d.verb != "lease" && d.verb != "allow" && d.verb != "sql" {
 			t.Fatalf("verb %q", d.verb)
 		}
 		oneLine(t, d.problem)
+		// The drivers skip a file that Mentioned says has no directive,
+		// nor a near miss of one: it must see every comment that is one.
+		if comment := strings.HasPrefix(text, "//") && !strings.ContainsAny(text, "\n\r") ||
+			len(text) >= 4 && strings.HasPrefix(text, "/*") && strings.HasSuffix(text, "*/") && !strings.Contains(text[2:len(text)-2], "*/"); comment &&
+			(d.verb != "" || d.problem != "") && !Mentioned([]byte("package p\n\n"+text+"\n")) {
+			t.Fatalf("%q is a directive or a near miss, and Mentioned does not see it", text)
+		}
 		rest, canonical := strings.CutPrefix(text, directivePrefix)
 		if canonical && d.problem == "" && d.verb == "" {
 			t.Fatalf("%q starts with %s and is neither a directive nor a near miss", text, directivePrefix)
@@ -155,6 +193,17 @@ func TestMentioned(t *testing.T) {
 		{"package p // a lease, see leaseguard's docs", false},
 		{"package p", false},
 		{"package p // leaseguard", true},
+		{"//lease-guard:lease\npackage p", true},
+		{"//leasegaurd:lease\npackage p", true},
+		{"//lease guard:lease\npackage p", true},
+		{"//LEASE_GUARD:lease\npackage p", true},
+		{"//leaseguard\uff1alease\npackage p", true},
+		{"package p\n\n/*\n\tleasguard:allow clock -- why */", true},
+		{"package p // lease guard", true},
+		{"package p // release:lease", false},
+		{"package p // a lease guards the row", false},
+		{"package p\n\nvar x = 1 / 2", false},
+		{"package p\n\n//", false},
 	} {
 		if got := Mentioned([]byte(tc.src)); got != tc.want {
 			t.Errorf("Mentioned(%q) = %v, want %v", tc.src, got, tc.want)

@@ -62,8 +62,9 @@ A package is a lease package when one of its files carries //leaseguard:lease
 on a line of its own before the package clause, or when its import path
 matches a -lease.packages pattern. This analyzer reports, in any package, a
 lease directive after the package clause and near misses of the directive
-(// leaseguard:lease, /*leaseguard:lease*/, //leaseguard:leas, text after
-it), which would leave a package unchecked in silence; and, in a lease
+(// leaseguard:lease, /*leaseguard:lease*/, //leaseguard:leas,
+//lease-guard:lease, text after it), which would leave a package unchecked
+in silence; and, in a lease
 package, //leaseguard:allow directives that are malformed, name an unknown
 rule or give no reason.`,
 		URL:        "https://github.com/leaseguard/leaseguard/blob/main/README.md#lease-packages-and-directives",

@@ -73,8 +73,9 @@ func TestEveryPackage(t *testing.T) {
 
 // TestOnlyLeasePackagesLoaded runs the standalone command on
 // testdata/fastpath, where one package is a lease package by directive
-// (it reaches an HTTP client three imports away), one has a near miss of
-// the directive, and one that is neither does not compile. Run directly,
+// (it reaches an HTTP client three imports away), two have a near miss of
+// the directive (one with the name leaseguard spelt wrong), and one that
+// is neither does not compile. Run directly,
 // leaseguard lists the packages first and analyses only those that can
 // have a finding, with their imports: the lease package is checked with
 // its dependencies' facts, the near miss is reported, and the package
@@ -88,6 +89,7 @@ func TestOnlyLeasePackagesLoaded(t *testing.T) {
 	want := []string{
 		"lease/lease.go:6:8: lease package imports HTTP client net/http via example.com/fast/relay -> example.com/fast/hop -> example.com/fast/client (example.com/fast/client uses http.Client.Get): a network call in the write path can veto leadership",
 		`mention/mention.go:1:1: malformed directive "// leaseguard:lease": write //leaseguard:lease, or the package is not checked`,
+		`misspelt/misspelt.go:1:1: malformed directive "//lease-guard:lease": write //leaseguard:lease, or the package is not checked`,
 	}
 	t.Run("directive", func(t *testing.T) {
 		r := run(t, dir, binary, "./...")
@@ -105,6 +107,14 @@ func TestOnlyLeasePackagesLoaded(t *testing.T) {
 		r := run(t, dir, binary, "-lease.packages=example.com/fast/other", "./...")
 		if r.code != 1 || !strings.Contains(r.stderr, `cannot use "not an int"`) {
 			t.Errorf("exit %d, want 1 and the compile error of the package the setting names:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("misspelt directive alone", func(t *testing.T) {
+		for _, cmd := range [][]string{{binary, "./misspelt"}, {"go", "vet", "-vettool=" + binary, "./misspelt"}} {
+			r := run(t, dir, cmd[0], cmd[1:]...)
+			if got := findings(r.stderr, dir); r.code == 0 || !slices.Equal(got, want[2:]) {
+				t.Errorf("%v: exit %d, want non-zero; findings:\n%s\nwant:\n%s", cmd, r.code, strings.Join(got, "\n"), want[2])
+			}
 		}
 	})
 	t.Run("no lease package", func(t *testing.T) {

@@ -127,7 +127,8 @@ const helpText = `
 Run standalone, leaseguard lists the packages that the patterns match
 before it loads any, and analyses only those that can have a finding:
 lease packages (//leaseguard:lease, or -lease.packages), and packages with
-a comment that starts with leaseguard (a directive or a near miss of one).
+a comment that starts with leaseguard or a word one edit from it (a
+directive or a near miss of one).
 Their imports are loaded for facts. Other packages of ./... are not
 type-checked, so their compile errors are not reported. A -lease.packages
 pattern that matches none of the packages named is looked up on its own,

@@ -23,9 +23,11 @@ import (
 // -find: names and files, no imports resolved, no types) and keeps:
 //
 //   - the packages that -lease.packages names;
-//   - the packages with a comment that starts with leaseguard: a lease,
-//     allow or sql directive, or a near miss of one (// LeaseGuard: lease),
-//     which the lease analyzer reports in any package.
+//   - the packages with a comment that starts with leaseguard, or with a
+//     word one edit from it (lease-guard): a lease, allow or sql
+//     directive, or a near miss of one (// LeaseGuard: lease,
+//     //lease-guard:lease), which the lease analyzer reports in any
+//     package.
 //
 // No other package can have a finding: every rule reports only in lease
 // packages, and directives are reported where they are written. So

@@ -49,6 +49,9 @@ var m = 13
 /* want `malformed directive "// leaseguard:allow imports -- spaced": write //leaseguard:allow RULE -- reason$` */ // leaseguard:allow imports -- spaced
 var n = 14
 
+/* want `malformed directive "//lease-guard:allow imports -- misspelt": write //leaseguard:allow RULE -- reason$` */ //lease-guard:allow imports -- misspelt
+var o = 15
+
 /* want `malformed directive "// leaseguard:lease": write //leaseguard:lease$` */ // leaseguard:lease
 
 /* want `//leaseguard:lease takes nothing after it, found "// note"$` */ //leaseguard:lease // note

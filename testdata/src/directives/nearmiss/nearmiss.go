@@ -6,6 +6,21 @@
 /* want `malformed directive "//LeaseGuard:Lease": write //leaseguard:lease, or` */ //LeaseGuard:Lease
 /* want `malformed directive "/. leaseguard : lease ./": write //leaseguard:lease, or` */ /* leaseguard : lease */
 /* want `unknown directive "//leaseguard:": want` */ //leaseguard:
+/* want `malformed directive "//lease-guard:lease": write //leaseguard:lease, or the package is not checked` */ //lease-guard:lease
+/* want `malformed directive "//lease_guard:lease": write //leaseguard:lease, or` */ //lease_guard:lease
+/* want `malformed directive "//leasegaurd:lease": write //leaseguard:lease, or` */ //leasegaurd:lease
+/* want `malformed directive "//leaseguard：lease": write //leaseguard:lease, or` */ //leaseguard：lease
+/* want `malformed directive "//lease guard:lease": write //leaseguard:lease, or` */ //lease guard:lease
+/* want `malformed directive "//leaseguardlease": write //leaseguard:lease, or` */ //leaseguardlease
+/* want `malformed directive "// Lease-Guard:lease": write //leaseguard:lease, or` */ // Lease-Guard:lease
+
+// Prose that mentions a lease guard, and words more than one edit from a
+// directive, are no near misses:
+// lease guard: see below
+// leaseguard lease packages are named by setting
+//release:lease
+//lease-guard: lease
+//lease--guard:lease
 
 // leaseguard: lease packages carry the directive; prose that mentions it is fine.
 // leaseguard:allow in a package that is not checked suppresses nothing, and is not reported.
@@ -21,3 +36,11 @@ package nearmiss
 
 //leaseguard:allow clcok -- not checked here, so not reported
 var a = 1
+
+// Repository is implemented elsewhere.
+//
+/* want `malformed directive "//leasegaurd:sql": write //leaseguard:sql$` */ //leasegaurd:sql
+type Repository interface{ Exec(sql string) error }
+
+//lease-guard:allow clock -- a near miss of allow, in a package that is not checked: not reported
+var b = 2
