@@ -66,7 +66,8 @@ lease directive after the package clause and near misses of the directive
 //lease-guard:lease, text after it), which would leave a package unchecked
 in silence; and, in a lease
 package, //leaseguard:allow directives that are malformed, name an unknown
-rule or give no reason.`,
+rule or give no reason, and -fence.table or -fence.tables Go names (of a
+field or variable that holds a table's name) that do not exist.`,
 		URL:        "https://github.com/leaseguard/leaseguard/blob/main/README.md#lease-packages-and-directives",
 		FactTypes:  []analysis.Fact{new(IsLease)},
 		ResultType: reflect.TypeFor[*Result](),
@@ -80,7 +81,11 @@ rule or give no reason.`,
 	// settings are final and valid then.
 	packages := sync.OnceValue(func() *config.Matcher { return config.NewMatcher(cfg.Lease.Packages) })
 	a.Run = func(pass *analysis.Pass) (any, error) {
-		return run(pass, packages(), known), nil
+		res := run(pass, packages(), known)
+		if res.Lease {
+			checkGoNames(pass, &cfg.Fence)
+		}
+		return res, nil
 	}
 	return a
 }
@@ -94,6 +99,34 @@ func run(pass *analysis.Pass, packages *config.Matcher, rules map[string]bool) *
 		pass.ExportPackageFact(new(IsLease))
 	}
 	return res
+}
+
+// checkGoNames reports, at the package clause of a lease package, each
+// Go field or variable named by -fence.table or -fence.tables that the
+// package's types show not to exist (see config.Fence.UnresolvedGoNames):
+// it would make the fence rule check nothing, in silence. A finding, not
+// an analysis error: go vet caches a unit whose analysis failed, and a
+// second run would pass. The drivers that can stop the command on a bad
+// setting (exit 2) tell these findings by config.IsSettingError. Once per
+// package: not again in its external test package.
+func checkGoNames(pass *analysis.Pass, f *config.Fence) {
+	if strings.HasSuffix(pass.Pkg.Path(), "_test") {
+		return
+	}
+	errs := f.UnresolvedGoNames(pass.Pkg)
+	if len(errs) == 0 {
+		return
+	}
+	pos := pass.Files[0].Name
+	for _, file := range pass.Files {
+		if !strings.HasSuffix(pass.Fset.File(file.Pos()).Name(), "_test.go") {
+			pos = file.Name
+			break
+		}
+	}
+	for _, err := range errs {
+		pass.Report(analysis.Diagnostic{Pos: pos.Pos(), End: pos.End(), Category: Name, Message: err.Error()})
+	}
 }
 
 func isLease(pass *analysis.Pass, packages *config.Matcher) bool {

@@ -396,3 +396,52 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestGoNameAim names in -fence.tables a Go field that does not exist, in
+// testdata/aim, where only the field that does exist makes an unfenced
+// insert a finding: every driver fails, each saying which setting and
+// value and what is missing. The standalone command stops with exit 2 and
+// one line, as for a bad flag; go vet fails on every run, a second one
+// from its cache included, and so does the in-process checker.
+func TestGoNameAim(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(testdir.Root(), "aim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		good = "-fence.tables=example.com/aim/store.Store.orders"
+		bad  = "-fence.tables=example.com/aim/store.Store.ordrs"
+		msg  = `-fence.tables "example.com/aim/store.Store.ordrs": example.com/aim/store.Store has no field ordrs; want pkg/path.Type.Field or pkg/path.Var`
+	)
+	r := run(t, dir, binary, good, "./...")
+	if got := findings(r.stderr, dir); r.code != 3 || len(got) != 1 || !strings.Contains(got[0], "INSERT into the table named by s.orders is not fenced") {
+		t.Fatalf("%s: exit %d, want 3 and the unfenced insert:\n%s", good, r.code, r.stderr)
+	}
+	for _, args := range [][]string{
+		{bad, "./..."},
+		{"-json", bad, "./..."},
+		{"-format=sarif", bad, "./..."},
+		{"-format=sarif", "-test=false", bad, "./..."},
+		{"-fence.table=example.com/aim/store.Table", "./..."},
+	} {
+		r := run(t, dir, binary, args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		want := msg
+		if args[0] == "-fence.table=example.com/aim/store.Table" {
+			want = `-fence.table "example.com/aim/store.Table": example.com/aim/store has no package variable Table`
+		}
+		if r.code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "leaseguard: "+want) || r.stdout != "" {
+			t.Errorf("leaseguard %q: exit %d, want 2, no output and one line %q; stdout %q, stderr:\n%s", args, r.code, want, r.stdout, r.stderr)
+		}
+	}
+	for _, cmd := range [][]string{
+		{binary, "-test=false", bad, "./..."},
+		{"go", "vet", "-vettool=" + binary, bad, "./..."},
+		{"go", "vet", "-vettool=" + binary, bad, "./..."}, // from go vet's cache
+	} {
+		r := run(t, dir, cmd[0], cmd[1:]...)
+		if r.code == 0 || !strings.Contains(r.stderr, "store/store.go:8:9: "+msg) {
+			t.Errorf("%q: exit %d, want non-zero and %q at the package clause; stderr:\n%s", cmd, r.code, msg, r.stderr)
+		}
+	}
+}

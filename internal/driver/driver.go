@@ -10,7 +10,8 @@
 // Exit codes, run directly: 0 no findings, 3 findings, 1 a tool error (a
 // package that does not compile, a pattern that matches nothing), 2 a bad
 // flag or a setting that aims at nothing (a -lease.packages pattern that
-// matches no package). With -json findings are printed as JSON and the exit code is 0
+// matches no package, a -fence.table Go name that does not resolve: see
+// badSettings). With -json findings are printed as JSON and the exit code is 0
 // unless the tool failed; so with -format sarif, which writes one SARIF
 // 2.1.0 run for GitHub code scanning. Under go vet, vet itself reports and sets the
 // exit code (1 with findings; 0 with go vet -json).

@@ -128,6 +128,18 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		return 1
 	}
 
+	var settings []vetDiagnostic
+	for act := range graph.All() {
+		for _, d := range act.Diagnostics {
+			if act.IsRoot {
+				settings = append(settings, vetDiagnostic{Category: d.Category, Message: d.Message})
+			}
+		}
+	}
+	if badSettings(settings, stderr) {
+		return 2
+	}
+
 	root := mainModuleDir()
 	type key struct{ posn, msg string }
 	seen := make(map[key]bool)
@@ -186,6 +198,9 @@ func sarifViaVet(flags, roots []string, run sarifRun, ruleIndex map[string]int, 
 		return 1
 	}
 	diags, code := vetFindings(tree, stderr)
+	if badSettings(diags, stderr) {
+		return 2
+	}
 	root := mainModuleDir()
 	for _, d := range diags {
 		rule := cmp.Or(d.Category, d.analyzer) // as in runSARIF

@@ -13,7 +13,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/fence"
+	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
 // Run standalone with text, JSON or SARIF output, leaseguard hands the
@@ -51,6 +53,9 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 	tree, ok := vetTree(flags, roots, stderr)
 	if !ok {
 		return 1
+	}
+	if all, _ := vetFindings(tree, io.Discard); badSettings(all, stderr) {
+		return 2
 	}
 	if jsonOut {
 		data, err := json.MarshalIndent(tree, "", "\t")
@@ -114,6 +119,21 @@ func vetTree(flags, roots []string, stderr io.Writer) (tree map[string]map[strin
 			tree[id] = byAnalyzer
 		}
 	}
+}
+
+// badSettings reports whether any of diags says that a setting aims at
+// nothing (a -fence.table Go name that does not resolve, see
+// config.SettingError), and prints each such message once on stderr, as
+// a bad flag is: the command then exits 2, whatever its output.
+func badSettings(diags []vetDiagnostic, stderr io.Writer) bool {
+	var msgs []string
+	for _, d := range diags {
+		if d.Category == lease.Name && config.IsSettingError(d.Message) && !slices.Contains(msgs, d.Message) {
+			msgs = append(msgs, d.Message)
+			fmt.Fprintf(stderr, "leaseguard: %s\n", d.Message)
+		}
+	}
+	return len(msgs) > 0
 }
 
 // vetFindings returns the findings of tree in file order, once each (a

@@ -1,0 +1,3 @@
+module example.com/aim
+
+go 1.26
