@@ -117,18 +117,21 @@ func leasesElsewhere(leases config.Patterns, listed []string) ([]string, error) 
 		return nil, nil
 	}
 	// A pattern that matches nothing is a warning, an import path that
-	// names no package an entry with an error; either way no package.
-	out, _ := exec.Command("go", append([]string{"list", "-e", "-find", "-json=ImportPath,Error", "--"}, unmatched...)...).Output()
+	// names no package an entry with an error and no directory; either
+	// way no package. A directory with an error (build constraints
+	// exclude all its files) is a package, whose analysis says what is
+	// wrong.
+	out, _ := exec.Command("go", append([]string{"list", "-e", "-find", "-json=ImportPath,Dir,Error", "--"}, unmatched...)...).Output()
 	var found []string
 	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
 		var p struct {
-			ImportPath string
-			Error      *struct{ Err string }
+			ImportPath, Dir string
+			Error           *struct{ Err string }
 		}
 		if dec.Decode(&p) != nil {
 			break
 		}
-		if p.Error == nil {
+		if p.Error == nil || p.Dir != "" {
 			found = append(found, p.ImportPath)
 		}
 	}
