@@ -14,18 +14,21 @@
 //	          clock: {funcs: [example.com/app/clockutil.Now]}
 //	          fence: {table: worker_leases, tables: [orders]}
 //
-// Unknown keys and bad values are errors. Only lease packages, and packages
+// Unknown keys and bad values are errors, and so is a lease.packages
+// pattern that names no package. Only lease packages, and packages
 // with a directive, cost more than golangci-lint's own load (see guard.go).
 package plugin
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/internal/golist"
 )
 
 // Name is the linter's name in .golangci.yml.
@@ -41,6 +44,21 @@ func New(settings any) (register.LinterPlugin, error) {
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("leaseguard settings: %w", err)
+	}
+	// A lease.packages pattern that names no package at all (a typo)
+	// would check nothing in silence. The plugin sees the linted packages
+	// one at a time, with no end of the run at which to tell that a
+	// pattern matched none of them, so it asks the go command instead
+	// whether the pattern names any package; one that starts with ...
+	// would have it walk every module, and is left alone.
+	var patterns []string
+	for _, p := range cfg.Lease.Packages {
+		if !strings.HasPrefix(p, "...") {
+			patterns = append(patterns, p)
+		}
+	}
+	if _, none := golist.Lookup(patterns); none != "" {
+		return nil, fmt.Errorf("leaseguard settings: lease.packages: %q matches no package: name lease packages by import path, as go list prints them", none)
 	}
 	return &linter{cfg: &cfg, rules: analyzer.New(&cfg)}, nil
 }

@@ -15,7 +15,7 @@ func TestSettings(t *testing.T) {
 	}{
 		{"none", nil, ""},
 		{"all", map[string]any{
-			"lease":   map[string]any{"packages": []any{"example.com/lease/..."}},
+			"lease":   map[string]any{"packages": []any{"github.com/leaseguard/leaseguard/leasepkg/...", "...", ".../lease"}},
 			"imports": map[string]any{"ban": []any{"example.com/sdk"}, "allow": []any{"example.com/x"}, "strict": true},
 			"clock":   map[string]any{"funcs": []any{"example.com/c.Now"}},
 			"fence": map[string]any{"table": "leases", "tables": []any{"orders", "app.audit"},
@@ -25,6 +25,9 @@ func TestSettings(t *testing.T) {
 		{"misspelled key", map[string]any{"imports": map[string]any{"stirct": true}}, `unknown field "stirct"`},
 		{"bad value", map[string]any{"imports": map[string]any{"ban": []any{"example.com/..."}}}, "a ban is a path prefix"},
 		{"wrong type", map[string]any{"imports": map[string]any{"strict": "yes"}}, "cannot unmarshal"},
+		{"pattern that matches no package", map[string]any{"lease": map[string]any{"packages": []any{"github.com/leaseguard/leaseguard/leasepkg", "github.com/leaseguard/leaseguard/leaspkg/..."}}},
+			`leaseguard settings: lease.packages: "github.com/leaseguard/leaseguard/leaspkg/..." matches no package`},
+		{"import path of no package", map[string]any{"lease": map[string]any{"packages": []any{"example.com/lease"}}}, `lease.packages: "example.com/lease" matches no package`},
 		{"pattern with a space", map[string]any{"lease": map[string]any{"packages": []any{"a b"}}}, `lease.packages: "a b" is not an import path pattern`},
 		{"relative pattern", map[string]any{"imports": map[string]any{"allow": []any{"./x"}}}, `imports.allow: "./x" is a relative pattern`},
 		{"function without a package", map[string]any{"clock": map[string]any{"funcs": []any{"nodot"}}}, `clock.funcs: "nodot" is not a function name`},

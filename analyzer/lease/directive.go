@@ -29,7 +29,8 @@ type directive struct {
 // comments that leaseguard would otherwise pass over in silence: another
 // verb after //leaseguard:, text after //leaseguard:lease, and lease or allow
 // written in another form (a space after // or around the colon, a block
-// comment, upper case). A comment that merely mentions leaseguard in prose
+// comment, upper case), and comments one edit from a directive (see
+// misspelt). A comment that merely mentions leaseguard in prose
 // ("// leaseguard: lease packages are ...") is none: with spaces around the
 // colon, the verb must end the comment.
 func parseDirective(text string) directive {

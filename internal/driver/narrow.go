@@ -15,6 +15,7 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
+	"github.com/leaseguard/leaseguard/internal/golist"
 )
 
 // Run directly, leaseguard analyses only the packages that can have a
@@ -113,43 +114,15 @@ func leasesElsewhere(leases config.Patterns, listed []string) ([]string, error) 
 			unmatched = append(unmatched, pattern)
 		}
 	}
-	if len(unmatched) == 0 {
-		return nil, nil
+	found, none := golist.Lookup(unmatched)
+	if none != "" {
+		return nil, fmt.Errorf("-lease.packages: %q matches no package: name lease packages by import path, as go list prints them", none)
 	}
-	// A pattern that matches nothing is a warning, an import path that
-	// names no package an entry with an error and no directory; either
-	// way no package. A directory with an error (build constraints
-	// exclude all its files) is a package, whose analysis says what is
-	// wrong.
-	out, _ := exec.Command("go", append([]string{"list", "-e", "-find", "-json=ImportPath,Dir,Error", "--"}, unmatched...)...).Output()
-	var found []string
-	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
-		var p struct {
-			ImportPath, Dir string
-			Error           *struct{ Err string }
-		}
-		if dec.Decode(&p) != nil {
-			break
-		}
-		if p.Error == nil || p.Dir != "" {
-			found = append(found, p.ImportPath)
-		}
-	}
-	var paths []string
-	for _, pattern := range unmatched {
-		named := slices.DeleteFunc(slices.Clone(found), func(path string) bool {
-			return !config.NewMatcher(config.Patterns{pattern}).Match(path)
-		})
-		if len(named) == 0 {
-			return nil, fmt.Errorf("-lease.packages: %q matches no package: name lease packages by import path, as go list prints them", pattern)
-		}
-		paths = append(paths, named...)
-	}
-	return paths, nil
+	return found, nil
 }
 
 // mentions reports whether any of files has a comment that starts with
-// leaseguard (see lease.Mentioned).
+// leaseguard, or a word one edit from it (see lease.Mentioned).
 func mentions(files []string) bool {
 	for _, name := range files {
 		b, err := os.ReadFile(name)
