@@ -165,6 +165,27 @@ func TestLeasePackagesAim(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a package whose files the build excludes", func(t *testing.T) {
+		// It exists: its analysis says what is wrong with it, and the
+		// setting is not called a pattern that matches nothing.
+		mod := t.TempDir()
+		for name, src := range map[string]string{
+			"go.mod":         "module example.com/tagged\n\ngo 1.24\n",
+			"plain/plain.go": "package plain\n",
+			"never/never.go": "//go:build never\n\npackage never\n",
+		} {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(mod, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := run(t, mod, binary, "-lease.packages=example.com/tagged/never", "./plain")
+		if r.code != 1 || !strings.Contains(r.stderr, "build constraints exclude all Go files") {
+			t.Errorf("exit %d, want 1 and the package's error:\n%s", r.code, r.stderr)
+		}
+	})
 	t.Run("sarif", func(t *testing.T) {
 		r := run(t, dir, binary, "-format=sarif", "-lease.packages=example.com/fast/relay", "./plain")
 		if r.code != 0 || !strings.Contains(r.stdout, `"uri": "relay/relay.go"`) {
