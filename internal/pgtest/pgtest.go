@@ -6,6 +6,11 @@
 // directory, on a free loopback port). Every test then gets a fresh database
 // of its own on that server. [Main] stops the cluster when the tests are done.
 //
+// The cluster runs the PostgreSQL major version that LEASE_PG_VERSION
+// names (15 by default; [pgcluster.EnvVersion]). Every test that gets a
+// database logs the server's version; with LEASE_PG_VERSION set, a server of
+// another major version (LEASE_DATABASE_URL's, say) fails the test.
+//
 // Where no database can be had, tests are skipped with the reason, except
 // when the CI environment variable is set: there they fail, since a skipped
 // database test in CI would hide a missing install step.
@@ -34,6 +39,8 @@ var (
 	once      sync.Once
 	shared    *pgcluster.Server
 	sharedErr error
+	version   string // the server's, as it reports it
+	wrongErr  error  // the server is not of the major version asked for
 	dbSeq     atomic.Int64
 )
 
@@ -54,10 +61,10 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Shared returns the test binary's server, starting it on first use. Tests
-// that need a database call [DB] instead; Shared is for tests that act on the
-// server itself (a restart, which fails for the server that LEASE_DATABASE_URL
-// names).
+// Shared returns the test binary's server, starting it on first use, and
+// logs its version. Tests that need a database call [DB] instead; Shared is
+// for tests that act on the server itself (a restart, which fails for the
+// server that LEASE_DATABASE_URL names).
 func Shared(tb testing.TB) *pgcluster.Server {
 	tb.Helper()
 	once.Do(func() {
@@ -65,17 +72,26 @@ func Shared(tb testing.TB) *pgcluster.Server {
 			shared, sharedErr = pgcluster.External(u)
 			if sharedErr != nil {
 				sharedErr = fmt.Errorf("%s: %w", EnvURL, sharedErr)
+				return
 			}
-			return
+		} else {
+			shared, sharedErr = pgcluster.Start(pgcluster.Options{})
+			if errors.Is(sharedErr, pgcluster.ErrNoBinaries) {
+				sharedErr = fmt.Errorf("%w, or set %s", sharedErr, EnvURL)
+			}
+			if sharedErr != nil {
+				return
+			}
 		}
-		shared, sharedErr = pgcluster.Start(pgcluster.Options{})
-		if errors.Is(sharedErr, pgcluster.ErrNoBinaries) {
-			sharedErr = fmt.Errorf("%w, or set %s", sharedErr, EnvURL)
-		}
+		version, wrongErr = shared.CheckVersion(context.Background())
 	})
 	if sharedErr != nil {
 		testdir.Unavailable(tb, "pgtest: no PostgreSQL: %v", sharedErr)
 	}
+	if wrongErr != nil {
+		tb.Fatalf("pgtest: %v", wrongErr)
+	}
+	tb.Logf("pgtest: PostgreSQL %s", version)
 	return shared
 }
 
