@@ -79,10 +79,12 @@ type batchSender interface {
 }
 
 // isWaitTimeout says whether err is the server ending a statement that
-// waited too long: lock_not_available (lock_timeout) or query_canceled
-// (statement_timeout, or a cancel request). Either way the statement's
-// transaction rolled back.
+// waited too long: lock_not_available (lock_timeout), query_canceled
+// (statement_timeout, or a cancel request), or, on PostgreSQL 17 and later,
+// transaction_timeout (25P04, which ends the session too) where a server,
+// role or database sets one shorter than the wait. Either way the
+// statement's transaction rolled back.
 func isWaitTimeout(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "55P03" || pgErr.Code == "57014")
+	return errors.As(err, &pgErr) && (pgErr.Code == "55P03" || pgErr.Code == "57014" || pgErr.Code == "25P04")
 }

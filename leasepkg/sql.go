@@ -19,13 +19,24 @@ const migrateLock = 0x6c65617365 // "lease"
 // fenceSessionSQL prepares the caller's transaction for a fence: it reads
 // the isolation level, which fenced statements need to be read committed
 // (readCommittedName), and bounds how long the transaction may idle (and,
-// on PostgreSQL 17 and later, last) from now on, so that a client that
-// stops talking cannot hold the lease row's lock against a takeover.
-// $1 the timeout, as PostgreSQL reads it ("500ms").
+// on PostgreSQL 17 and later, last: fenceTxTimeoutSQL) from now on, so that
+// a client that stops talking cannot hold the lease row's lock against a
+// takeover. $1 the timeout, as PostgreSQL reads it ("500ms").
 const fenceSessionSQL = `SELECT current_setting('transaction_isolation'),
        set_config('idle_in_transaction_session_timeout', $1, true),
-       CASE WHEN current_setting('server_version_num')::int >= 170000
-            THEN set_config('transaction_timeout', $1, true) END`
+       ` + fenceTxTimeoutSQL
+
+// fenceTxTimeoutSQL sets transaction_timeout to $1 from now on, on
+// PostgreSQL 17 and later (before, the setting does not exist, and
+// current_setting(..., true) is NULL). The server arms the timeout when a
+// transaction starts, from the server's, role's, database's or session's
+// setting, and setting it within the transaction changes nothing while it
+// is armed; so it is disarmed ('0') and armed again, unless the armed bound
+// is the shorter, since it counts from the transaction's start: the fence
+// never lengthens it.
+const fenceTxTimeoutSQL = `CASE WHEN current_setting('transaction_timeout', true)::interval
+                 NOT BETWEEN interval '1 microsecond' AND $1::text::interval
+            THEN set_config('transaction_timeout', '0', true) || set_config('transaction_timeout', $1, true) END`
 
 // fenceSQL is the fence for the caller's own writes, the first statement
 // of their transaction: fenceSessionSQL's settings and checks, and whether
@@ -35,8 +46,7 @@ const fenceSessionSQL = `SELECT current_setting('transaction_isolation'),
 // $1 the idle timeout ("500ms"), $2 name, $3 holder, $4 epoch.
 const fenceSQL = `SELECT current_setting('transaction_isolation'),
        set_config('idle_in_transaction_session_timeout', $1, true),
-       CASE WHEN current_setting('server_version_num')::int >= 170000
-            THEN set_config('transaction_timeout', $1, true) END,
+       ` + fenceTxTimeoutSQL + `,
        EXISTS (
        SELECT 1 FROM worker_leases
         WHERE name = $2 AND holder = $3 AND epoch = $4

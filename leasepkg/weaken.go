@@ -8,9 +8,10 @@ import (
 )
 
 // Weaken removes one part of m's fence: "lock" its row lock (reopening the
-// READ COMMITTED race), "epoch" its epoch test, "idle" the idle timeout that
-// AppendOrderTx sets for the caller's transaction (so that a frozen holder's
-// transaction outlives its lease). Call it before m's first write.
+// READ COMMITTED race), "epoch" its epoch test, "idle" the idle timeout and
+// transaction_timeout that AppendOrderTx sets for the caller's transaction
+// (so that a frozen holder's transaction outlives its lease). Call it
+// before m's first write.
 //
 // It serves the controls that must show a broken lease caught: the fault
 // suite's worker (internal/faults/worker), whose stale writes the suite's
@@ -24,25 +25,28 @@ import (
 // builds a Manager's statements are the constants that New assigns and
 // nothing else writes them, which is what leaseguard checks.
 func Weaken(m *Manager, part string) error {
-	var old, weak string
+	var olds []string
+	var weak string
 	stmts := []*string{&m.appendSQL, &m.appendBatchSQL}
 	switch part {
 	case "lock":
-		old = "FOR KEY SHARE"
+		olds = []string{"FOR KEY SHARE"}
 	case "epoch":
-		old = "AND epoch = $3"
+		olds = []string{"AND epoch = $3"}
 	case "idle":
-		old, weak = "set_config('idle_in_transaction_session_timeout', $1, true)", "$1"
+		olds, weak = []string{"set_config('idle_in_transaction_session_timeout', $1, true)", fenceTxTimeoutSQL}, "$1::text"
 		stmts = []*string{&m.sessionSQL}
 	default:
 		return fmt.Errorf("weaken %q: want lock, epoch or idle", part)
 	}
 	for _, s := range stmts {
-		w := strings.Replace(*s, old, weak, 1)
-		if w == *s {
-			return fmt.Errorf("weaken %q: the fence has no %q", part, old)
+		for _, old := range olds {
+			w := strings.Replace(*s, old, weak, 1)
+			if w == *s {
+				return fmt.Errorf("weaken %q: the fence has no %q", part, old)
+			}
+			*s = w
 		}
-		*s = w
 	}
 	return nil
 }
