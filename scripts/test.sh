@@ -3,7 +3,9 @@
 # with the leaseguard plugin, cached) over this repository, and every test,
 # the end-to-end ones included (the PostgreSQL ones against a throwaway
 # cluster that the tests start, or $LEASE_DATABASE_URL), and leasepkg's
-# negative controls, which need leasepkg.Weaken (the leaseguard_weaken tag).
+# negative controls, which need leasepkg.Weaken (the leaseguard_weaken tag);
+# all on PostgreSQL 15 (or the version LEASE_PG_VERSION names), and the
+# lease package's tests and the fault suite on 18 as well.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -17,3 +19,8 @@ go vet ./...
 go run ./cmd/leaseguard ./...
 "$(scripts/golangci.sh)" run ./...
 go test -race -count=1 -timeout 45m -tags e2e,leaseguard_weaken ./...
+# The lease package's tests and the fault suite again on the newest
+# PostgreSQL, 18 (install-deps.sh's prebuilt binaries), in a cluster of
+# their own whatever LEASE_DATABASE_URL says.
+env -u LEASE_DATABASE_URL LEASE_PG_VERSION=18 \
+	go test -race -count=1 -timeout 30m -tags e2e,leaseguard_weaken ./leasepkg/... ./internal/faults/...
