@@ -48,8 +48,10 @@ func TestTransactionTimeout(t *testing.T) {
 		return d, newPool(t, d.pool.Config(), "0")
 	}
 
-	// fencedSleep fences a transaction on pool by l, then keeps it busy
-	// (not idle) for sleep, and returns what ended it.
+	// fencedSleep writes an order in a transaction on pool fenced by l,
+	// then keeps it busy (not idle) for sleep, and returns what ended it
+	// (a bound counted from the transaction's start may end it before
+	// the write).
 	fencedSleep := func(t *testing.T, m *leasepkg.Manager, pool *pgxpool.Pool, l leasepkg.Lease, sleep string) error {
 		tx, err := pool.Begin(ctx)
 		if err != nil {
@@ -57,7 +59,7 @@ func TestTransactionTimeout(t *testing.T) {
 		}
 		defer func() { _ = tx.Rollback(ctx) }()
 		if err := m.AppendOrderTx(ctx, tx, l, order(1)); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_sleep(`+sleep+`)`); err != nil {
 			return err
@@ -71,7 +73,7 @@ func TestTransactionTimeout(t *testing.T) {
 	}{
 		{"none: the fence's bound ends a busy fenced transaction", "0", 300 * time.Millisecond},
 		{"longer than the fence's: the fence's bound still ends it", "10min", 300 * time.Millisecond},
-		{"shorter than the fence's: it ends the fenced transaction first", "300ms", 30 * time.Second},
+		{"shorter than the fence's: it ends the fenced transaction first", "500ms", 30 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -91,7 +93,7 @@ func TestTransactionTimeout(t *testing.T) {
 
 	t.Run("shorter than LockTimeout: a blocked takeover is ErrTakeoverBlocked", func(t *testing.T) {
 		t.Parallel()
-		d, untimed := setup(t, "200ms")
+		d, untimed := setup(t, "500ms")
 		a := d.manager("a", nil)
 		b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 5 * time.Second })
 		la := d.acquire(a)
@@ -106,7 +108,7 @@ func TestTransactionTimeout(t *testing.T) {
 		d.expire()
 		_, err = b.Acquire(ctx)
 		if !errors.Is(err, leasepkg.ErrTakeoverBlocked) {
-			t.Fatalf("takeover behind an open fenced transaction, transaction_timeout 200ms, LockTimeout 5s: %v, want ErrTakeoverBlocked", err)
+			t.Fatalf("takeover behind an open fenced transaction, transaction_timeout 500ms, LockTimeout 5s: %v, want ErrTakeoverBlocked", err)
 		}
 		if !isCode(err, "25P04") {
 			t.Errorf("takeover: %v, want it to wrap SQLSTATE 25P04", err)
@@ -115,7 +117,7 @@ func TestTransactionTimeout(t *testing.T) {
 
 	t.Run("shorter than the bump's wait: a per-renewal renewal extends without bumping", func(t *testing.T) {
 		t.Parallel()
-		d, untimed := setup(t, "100ms")
+		d, untimed := setup(t, "500ms")
 		// The bump waits up to a quarter of the renewal interval (5 s)
 		// for the holder's own fenced transaction.
 		m := d.manager("a", func(c *leasepkg.Config) {
@@ -133,7 +135,7 @@ func TestTransactionTimeout(t *testing.T) {
 		}
 		renewed, err := m.Renew(ctx, l)
 		if err != nil {
-			t.Fatalf("renewal while the holder's fenced transaction is open, transaction_timeout 100ms: %v, want the lease extended", err)
+			t.Fatalf("renewal while the holder's fenced transaction is open, transaction_timeout 500ms: %v, want the lease extended", err)
 		}
 		if renewed.Epoch != l.Epoch {
 			t.Fatalf("renewed at epoch %d, want %d (the bump must wait for the open transaction)", renewed.Epoch, l.Epoch)
