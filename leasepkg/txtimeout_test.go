@@ -49,10 +49,10 @@ func TestTransactionTimeout(t *testing.T) {
 	}
 
 	// fencedSleep writes an order in a transaction on pool fenced by l,
-	// then keeps it busy (not idle) for sleep, and returns what ended it
-	// (a bound counted from the transaction's start may end it before
-	// the write).
-	fencedSleep := func(t *testing.T, m *leasepkg.Manager, pool *pgxpool.Pool, l leasepkg.Lease, sleep string) error {
+	// then keeps it busy (not idle) for two seconds, and returns what
+	// ended it (a bound counted from the transaction's start may end it
+	// before the write).
+	fencedSleep := func(t *testing.T, m *leasepkg.Manager, pool *pgxpool.Pool, l leasepkg.Lease) error {
 		tx, err := pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +61,7 @@ func TestTransactionTimeout(t *testing.T) {
 		if err := m.AppendOrderTx(ctx, tx, l, order(1)); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_sleep(`+sleep+`)`); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_sleep(2)`); err != nil {
 			return err
 		}
 		return tx.Commit(ctx)
@@ -80,7 +80,7 @@ func TestTransactionTimeout(t *testing.T) {
 			d, _ := setup(t, tc.setting)
 			m := d.manager("a", func(c *leasepkg.Config) { c.IdleInTxTimeout = tc.idle })
 			l := d.acquire(m)
-			err := fencedSleep(t, m, d.pool, l, "2")
+			err := fencedSleep(t, m, d.pool, l)
 			if !isCode(err, "25P04") {
 				t.Fatalf("a fenced transaction busy for 2 s, transaction_timeout %s, IdleInTxTimeout %v: %v, want SQLSTATE 25P04 (transaction_timeout)",
 					tc.setting, tc.idle, err)

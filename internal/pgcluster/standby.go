@@ -150,7 +150,7 @@ func (s *Server) copyBackup(dst, slot string) error {
 		return err
 	}
 	for name, text := range map[string]string{"backup_label": label, "standby.signal": ""} {
-		if err := writeOwned(filepath.Join(dst, name), []byte(text), 0o600, s.cred); err != nil {
+		if err := writeOwned(filepath.Join(dst, name), []byte(text), s.cred); err != nil {
 			return err
 		}
 	}
@@ -198,13 +198,14 @@ func copyData(src, dst string, cred *syscall.Credential) error {
 		if err != nil {
 			return err
 		}
-		return writeOwned(target, data, 0o600, cred)
+		return writeOwned(target, data, cred)
 	})
 }
 
-// writeOwned writes a file that cred's user owns (nil: the caller).
-func writeOwned(path string, data []byte, perm fs.FileMode, cred *syscall.Credential) error {
-	if err := os.WriteFile(path, data, perm); err != nil {
+// writeOwned writes a file that only cred's user, who owns it, may read
+// (nil: the caller).
+func writeOwned(path string, data []byte, cred *syscall.Credential) error {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return err
 	}
 	return chown(path, cred)
