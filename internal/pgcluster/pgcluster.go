@@ -340,15 +340,9 @@ func (s *Server) run(name string, args ...string) ([]byte, error) {
 // which case any version will do where v's binaries are missing.
 func findBin(v string, set bool) (string, error) {
 	dirs := []string{filepath.Join("/usr/lib/postgresql", v, "bin"), filepath.Join(prebuiltRoot, v, "bin")}
-	if p, err := exec.LookPath("pg_ctl"); err == nil {
-		// Follow links such as /usr/local/bin/pg_ctl -> /usr/lib/postgresql/15/bin/pg_ctl,
-		// so that pg_ctl finds the postgres binary beside it.
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
-		if binVersion(filepath.Dir(p)) == v {
-			dirs = append(dirs, filepath.Dir(p))
-		}
+	onPath := pathBin()
+	if onPath != "" && binVersion(onPath) == v {
+		dirs = append(dirs, onPath)
 	}
 	for _, d := range dirs {
 		if hasBinaries(d) {
@@ -359,15 +353,10 @@ func findBin(v string, set bool) (string, error) {
 		return "", fmt.Errorf("%w of PostgreSQL %s (%s=%s) in %s, nor on PATH; scripts/install-deps.sh installs 15, 17 and 18",
 			ErrNoBinaries, v, EnvVersion, v, strings.Join(dirs[:2], " or "))
 	}
-	// No version was asked for: as before versions were selectable, PATH's
-	// binaries, else Debian's newest.
-	if p, err := exec.LookPath("pg_ctl"); err == nil {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
-		if hasBinaries(filepath.Dir(p)) {
-			return filepath.Dir(p), nil
-		}
+	// No version was asked for, and the default's binaries are missing:
+	// PATH's, else Debian's newest.
+	if onPath != "" {
+		return onPath, nil
 	}
 	others, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	sort.Sort(sort.Reverse(sort.StringSlice(others))) // newest major version first
@@ -377,6 +366,24 @@ func findBin(v string, set bool) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w on PATH or under /usr/lib/postgresql/*/bin; install postgresql", ErrNoBinaries)
+}
+
+// pathBin returns the directory of PATH's pg_ctl if initdb is beside it,
+// or "". It follows links such as /usr/local/bin/pg_ctl ->
+// /usr/lib/postgresql/15/bin/pg_ctl, so that pg_ctl finds the postgres
+// binary beside it.
+func pathBin() string {
+	p, err := exec.LookPath("pg_ctl")
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	if !hasBinaries(filepath.Dir(p)) {
+		return ""
+	}
+	return filepath.Dir(p)
 }
 
 // hasBinaries reports whether dir holds initdb and pg_ctl.
