@@ -49,6 +49,7 @@ for entry in "$@"; do
 	packages=$(header "$file" packages | tr '\n' ' ')
 	configured=$(header "$file" configured | tr '\n' ' ')
 	tags=$(header "$file" tags | tr '\n' ',' | sed 's/,$//')
+	replaces=$(header "$file" replace | awk '{print $1}')
 	dir=$out/$entry
 
 	# 2. The scratch module, made anew so that it follows the pins.
@@ -76,6 +77,9 @@ for entry in "$@"; do
 	(
 		cd "$dir/mod"
 		go mod init "leaseguard.field/$(echo "$entry" | tr -c 'a-zA-Z0-9.\n' '-')" 2>/dev/null
+		# The module's own replace directives that its packages need: go
+		# applies only the main module's, so the scratch module repeats them.
+		for r in $replaces; do go mod edit -replace "$r"; done
 		# shellcheck disable=SC2086 # one argument a package
 		go get -t $gets
 		for m in $modules; do
