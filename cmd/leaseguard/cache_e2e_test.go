@@ -98,31 +98,31 @@ func TestSharedCache(t *testing.T) {
 	}
 	t.Logf("first machine: leaseguard ran on %d packages", len(ran))
 
-	// 2. The second replays the first's findings from the shared cache,
-	//    with the same exit status, and runs nothing.
-	r2, ran := run(second, vet...)
-	if r2.code != r1.code {
-		t.Errorf("second machine: exit code %d, the first's %d", r2.code, r1.code)
+	// 2. The second machine's standalone command replays the first's
+	//    findings from the shared cache and runs nothing: it runs go vet
+	//    -json, and go vet runs its tool with -json whether or not it was
+	//    given, so both look for the same results.
+	r2, ran := run(second, binary, "./...")
+	if r2.code != 3 {
+		t.Errorf("second machine, standalone: exit code %d, want 3\nstderr:\n%s", r2.code, r2.stderr)
 	}
-	if got, want := sortedLines(r2.stderr), sortedLines(r1.stderr); !slices.Equal(got, want) {
-		t.Errorf("second machine's output is not the first's:\n%s\nthe first's:\n%s", r2.stderr, r1.stderr)
-	}
-	if len(ran) > 0 {
-		t.Errorf("second machine: leaseguard ran on %d packages, want none (every result from the shared cache): %q", len(ran), ran)
-	}
-
-	// 3. So does the standalone command there: it runs go vet -json, and
-	//    go vet runs its tool with -json whether or not it was given, so
-	//    both find the same results.
-	r3, ran := run(second, binary, "./...")
-	if r3.code != 3 {
-		t.Errorf("second machine, standalone: exit code %d, want 3\nstderr:\n%s", r3.code, r3.stderr)
-	}
-	if got, want := findings(r3.stderr, dir), findings(r1.stderr, dir); !slices.Equal(got, want) {
+	if got, want := findings(r2.stderr, dir), findings(r1.stderr, dir); !slices.Equal(got, want) {
 		t.Errorf("second machine, standalone: findings:\n%s\nthe first machine's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if len(ran) > 0 {
-		t.Errorf("second machine, standalone: leaseguard ran on %d packages, want none: %q", len(ran), ran)
+		t.Errorf("second machine, standalone: leaseguard ran on %d packages, want none (every result from the shared cache): %q", len(ran), ran)
+	}
+
+	// 3. So does go vet there, with the same output and exit status.
+	r3, ran := run(second, vet...)
+	if r3.code != r1.code {
+		t.Errorf("second machine: exit code %d, the first's %d", r3.code, r1.code)
+	}
+	if got, want := sortedLines(r3.stderr), sortedLines(r1.stderr); !slices.Equal(got, want) {
+		t.Errorf("second machine's output is not the first's:\n%s\nthe first's:\n%s", r3.stderr, r1.stderr)
+	}
+	if len(ran) > 0 {
+		t.Errorf("second machine: leaseguard ran on %d packages, want none (every result from the shared cache): %q", len(ran), ran)
 	}
 
 	// 4. A changed setting on the second machine is a miss for every
