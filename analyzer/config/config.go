@@ -102,6 +102,13 @@ type Lease struct {
 	// not), as notes of category explain. Default false. Flag
 	// -lease.explain; the standalone command's -explain sets it.
 	Explain bool `json:"explain"`
+	// Notes reports, once, a lease package that sends SQL but in which the
+	// fence rule found no lease table (none named, none that its
+	// statements show), so that a run that checked no write says so.
+	// Under go vet and golangci-lint a note is a finding like any other;
+	// the standalone command turns notes on and does not count them as
+	// findings. Default false. Flag -lease.notes.
+	Notes bool `json:"notes"`
 }
 
 // Imports configures the imports rule.

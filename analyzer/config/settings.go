@@ -28,6 +28,8 @@ func (c *Config) settings() []setting {
 	return []setting{
 		{rule: "lease", key: "packages", list: (*[]string)(&c.Lease.Packages), check: checkPattern,
 			usage: "comma-separated import-path patterns of packages to check as lease packages even without the directive"},
+		{rule: "lease", key: "notes", boolean: &c.Lease.Notes,
+			usage: "report a lease package that sends SQL but has no lease table the fence rule can find, once (the standalone command turns this on and does not count it as a finding)"},
 		{rule: "lease", key: "explain", boolean: &c.Lease.Explain,
 			usage: "report what the rules understood of each lease package (lease tables, columns and their evidence, guarded tables, SQL interfaces, SQL calls read and not read) as notes of category explain"},
 		{rule: "imports", key: "ban", list: (*[]string)(&c.Imports.Ban), check: checkPrefix,

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/leaseschema"
+	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
 // ExplainCategory is the category of the notes that -lease.explain adds:
@@ -124,4 +125,22 @@ func column(name, setting string) string {
 		return "`" + name + "` (by setting)"
 	}
 	return "`" + name + "`"
+}
+
+// noteUnchecked notes, once at the package clause, a lease package that
+// sends SQL but has no lease table: none named by setting, none that its
+// statements show, and no statement on the default one; and no guarded
+// table named by setting. The rule then checked no write, and a silent run
+// would look like a pass.
+func (c *checker) noteUnchecked(sites []*site) {
+	if len(sites) == 0 && len(c.unread) == 0 || len(c.cfg.Table) > 0 || len(c.cfg.Tables) > 0 || !c.names.fallback {
+		return
+	}
+	for _, f := range c.pass.Files {
+		if c.rep.Covers(f.Package) {
+			c.rep.Report(analysis.Diagnostic{Pos: f.Package, End: f.Name.End(), Category: lease.NoteCategory,
+				Message: "fence checked no write here: no lease table found (name it with -fence.table)"})
+			return
+		}
+	}
 }

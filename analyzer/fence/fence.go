@@ -77,6 +77,9 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		c := &checker{pass: pass, rep: res.Reporter(pass, Name, lease.NoTests), cfg: f,
 			schema: pass.ResultOf[leaseschema.Analyzer].(*leaseschema.Package).Get(), guardedWhy: make(map[string]guardedWhy)}
 		sites := c.run(info)
+		if cfg.Lease.Notes {
+			c.noteUnchecked(sites)
+		}
 		if cfg.Lease.Explain {
 			c.explain(sites)
 		}

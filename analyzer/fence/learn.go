@@ -87,6 +87,18 @@ func (c *checker) learn(sites []*site) *names {
 	}
 	if len(n.leases) == 0 {
 		n.leases[config.DefaultLeaseTable] = true
+		n.fallback = true
+		for _, raw := range all {
+			pgsql.Walk(raw, func(x *pg_query.Node) bool {
+				for _, rv := range []*pg_query.RangeVar{x.GetRangeVar(), x.GetInsertStmt().GetRelation(),
+					x.GetUpdateStmt().GetRelation(), x.GetDeleteStmt().GetRelation()} {
+					if rv.GetRelname() == config.DefaultLeaseTable {
+						n.fallback = false
+					}
+				}
+				return n.fallback
+			})
+		}
 	}
 	// Each lease table's columns: by setting, else as its statements
 	// show them, else the defaults.

@@ -17,6 +17,9 @@ type names struct {
 	guarded map[string]bool    // tables whose writes need a fence: by setting, and from evidence
 	def     columns            // the column names by setting, else the defaults
 	cols    map[string]columns // a lease table's own column names, where they differ from def
+	// fallback reports that no lease table was found: the default one
+	// stands in, and no statement names it.
+	fallback bool
 
 	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
 	epochCounted map[string]bool // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)

@@ -97,9 +97,17 @@ func (rep *Reporter) Report(d analysis.Diagnostic) {
 			}
 		}
 	}
-	d.Category = rep.rule
+	if d.Category != NoteCategory {
+		d.Category = rep.rule
+	}
 	rep.pass.Report(d)
 }
+
+// NoteCategory is the category of a note: what a rule says of the run
+// rather than of the code (fence checked no write here), suppressed as
+// the rule's findings are. Under go vet and golangci-lint it is a finding;
+// the standalone command prints it and does not count it as one.
+const NoteCategory = "note"
 
 // ReportRangef reports a formatted diagnostic at rng (see Report).
 func (rep *Reporter) ReportRangef(rng analysis.Range, format string, args ...any) {

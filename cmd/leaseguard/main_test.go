@@ -445,3 +445,27 @@ func TestGoNameAim(t *testing.T) {
 		}
 	}
 }
+
+// TestUncheckedNote runs leaseguard on testdata/explain, whose queue
+// package sends SQL in which no lease table shows: the standalone command
+// says that the fence rule checked no write there and exits 0, and go vet
+// with -lease.notes makes the note a failure.
+func TestUncheckedNote(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(testdir.Root(), "explain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "queue/queue.go:5:1: fence checked no write here: no lease table found (name it with -fence.table)"
+	r := run(t, dir, binary, "./...")
+	if got := strings.ReplaceAll(r.stderr, dir+string(filepath.Separator), ""); r.code != 0 || got != note+"\n" {
+		t.Errorf("leaseguard ./...: exit %d, output\n%s\nwant exit 0 and only\n%s", r.code, got, note)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+binary, "-lease.notes", "./...")
+	if r.code == 0 || !strings.Contains(r.stderr, note) {
+		t.Errorf("go vet -lease.notes: exit %d, want non-zero and %q in\n%s", r.code, note, r.stderr)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+binary, "./...")
+	if r.code != 0 {
+		t.Errorf("go vet without -lease.notes: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis/multichecker"
@@ -77,7 +78,7 @@ func Main() {
 				}
 				os.Exit(0)
 			case p.vet:
-				os.Exit(viaVet(p.flags, p.roots, p.json, os.Stdout, os.Stderr))
+				os.Exit(viaVet(withNotes(p.flags), p.roots, p.json, os.Stdout, os.Stderr))
 			}
 			os.Args = append(os.Args[:1], p.args()...)
 		}
@@ -98,6 +99,18 @@ func explain(args []string) {
 			args[i] = "-lease.explain"
 		}
 	}
+}
+
+// withNotes adds -lease.notes to flags unless they set it: run
+// standalone, leaseguard says when a lease package's writes went
+// unchecked, and does not count the note as a finding (see viaVet).
+func withNotes(flags []string) []string {
+	for _, f := range flags {
+		if name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "="); name == "lease.notes" {
+			return flags
+		}
+	}
+	return append(slices.Clone(flags), "-lease.notes")
 }
 
 // quietUsage returns a usage function for fs that prints the flags only

@@ -48,7 +48,8 @@ type vetDiagnostic struct {
 // one JSON tree on stdout with jsonOut, else a line per finding (and one
 // per related position, indented by a tab) on stderr. It returns the
 // command's exit code: 1 when go vet failed, 3 for findings in text, else
-// 0.
+// 0. Notes (-lease.notes) and explanations (-lease.explain) are printed
+// but are not findings.
 func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 	tree, ok := vetTree(flags, roots, stderr)
 	if !ok {
@@ -73,7 +74,7 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 		for _, r := range d.Related {
 			fmt.Fprintf(stderr, "%s: \t%s\n", r.Posn, r.Message)
 		}
-		if d.Category != fence.ExplainCategory {
+		if d.Category != fence.ExplainCategory && d.Category != lease.NoteCategory {
 			findings++
 		}
 	}
