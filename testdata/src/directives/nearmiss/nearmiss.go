@@ -42,5 +42,5 @@ var a = 1
 /* want `malformed directive "//leasegaurd:sql": write //leaseguard:sql$` */ //leasegaurd:sql
 type Repository interface{ Exec(sql string) error }
 
-//lease-guard:allow clock -- a near miss of allow, in a package that is not checked: not reported
+// lease-guard:allow clock -- a near miss of allow, in a package that is not checked: not reported
 var b = 2

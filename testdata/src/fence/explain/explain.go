@@ -31,7 +31,7 @@ const writeSQL = `INSERT INTO results (job, output) SELECT $1, $4
 type store struct{ table string }
 
 func (s *store) acquire(ctx context.Context) {
-	done(pool.Exec(ctx, acquireSQL, "j", "w", 15)) // want `the lease table job_locks \(inferred from its statements\): holder: .locked_by., epoch: .fencing_token., expiry: .lease_expires_at.`
+	done(pool.Exec(ctx, acquireSQL, "j", "w", 15))     // want `the lease table job_locks \(inferred from its statements\): holder: .locked_by., epoch: .fencing_token., expiry: .lease_expires_at.`
 	done(pool.Exec(ctx, writeSQL, "j", "w", 1, "out")) // want `the guarded table results: a write of the package fences it`
 }
 

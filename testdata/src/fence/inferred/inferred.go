@@ -41,7 +41,7 @@ func write(ctx context.Context) {
 	// ok: the fence tests holder, token and expiry under a row lock.
 	done(pool.Exec(ctx, `INSERT INTO results (job, fencing_token, output) SELECT $1, $3, $4
  WHERE EXISTS (SELECT 1 FROM job_locks WHERE job = $1 AND locked_by = $2 AND fencing_token = $3 AND lease_expires_at > clock_timestamp() FOR SHARE)`, "j", "w", 1, "out"))
-	done(pool.Exec(ctx, noTokenSQL, "j", "w", 1, "out")) // want `fence does not test the epoch \(fencing_token = \$n\)`
+	done(pool.Exec(ctx, noTokenSQL, "j", "w", 1, "out"))                              // want `fence does not test the epoch \(fencing_token = \$n\)`
 	done(pool.Exec(ctx, `UPDATE results SET output = $2 WHERE job = $1`, "j", "out")) // want `UPDATE of results is not fenced: no EXISTS or join on job_locks tests holder, epoch and expiry`
 }
 
