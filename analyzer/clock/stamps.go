@@ -117,7 +117,7 @@ func (s *stamps) sent(call *ssa.CallCommon) []*pgsql.Parsed {
 
 // learn records the tables whose columns raw compares by order.
 func (s *stamps) learn(raw *pg_query.RawStmt) {
-	rels := relations(raw)
+	rels := leaseschema.Relations(raw)
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {
 		ae := x.GetAExpr()
 		if ae == nil || !ordered(ae) {
@@ -156,35 +156,6 @@ func ordered(ae *pg_query.A_Expr) bool {
 		}
 	}
 	return false
-}
-
-// relations maps each name that raw's relations go by (their names and
-// aliases) to the relation's name.
-func relations(raw *pg_query.RawStmt) map[string]string {
-	rels := make(map[string]string)
-	pgsql.Walk(raw, func(x *pg_query.Node) bool {
-		if rv := x.GetRangeVar(); rv != nil {
-			rels[rv.Relname] = rv.Relname
-			if rv.Alias != nil {
-				rels[rv.Alias.Aliasname] = rv.Relname
-			}
-		}
-		return true
-	})
-	// Relations that are not nodes of their own: the targets of writes.
-	for _, rv := range []*pg_query.RangeVar{
-		raw.Stmt.GetInsertStmt().GetRelation(),
-		raw.Stmt.GetUpdateStmt().GetRelation(),
-		raw.Stmt.GetDeleteStmt().GetRelation(),
-	} {
-		if rv != nil {
-			rels[rv.Relname] = rv.Relname
-			if rv.Alias != nil {
-				rels[rv.Alias.Aliasname] = rv.Relname
-			}
-		}
-	}
-	return rels
 }
 
 // only reports whether a clock value in the arguments of call, which
@@ -232,7 +203,7 @@ func (s *stamps) stampsOnly(raw *pg_query.RawStmt) bool {
 	if raw.Stmt.GetInsertStmt() == nil && raw.Stmt.GetUpdateStmt() == nil {
 		return false
 	}
-	rels := relations(raw)
+	rels := leaseschema.Relations(raw)
 	if len(rels) == 0 {
 		return false
 	}

@@ -121,18 +121,19 @@ type Stmt struct {
 
 // facts are what the statements do with one column of one table.
 type facts struct {
-	setTime   []Evidence // set from a time: a clock, a parameter, or either plus an interval
-	setFromIv []Evidence // set from a time plus an interval
-	setParam  []Evidence // set from a parameter in a write that also sets a time column (an acquisition): an UPDATE, or an INSERT … ON CONFLICT
-	setInsert []Evidence // the same in a plain INSERT, which may be setting the key: counts where DDL names the key
-	setUpdate bool       // set from a parameter in an UPDATE's or ON CONFLICT's SET (a key never is)
-	ordered   []Evidence // compared by order with a time
-	dbOrdered bool       // ... with a database clock
-	equal     []Evidence // compared for equality with a parameter in a write's or fence's condition
-	counted   []Evidence // counted up, taken from a sequence or a random function, or compared and set
-	key       bool       // a conflict key, or part of a primary or unique key by DDL
-	ddlKey    bool       // part of a primary or unique key by DDL
-	chooses   bool       // a takeover's condition tests it for equality: a key or a partition, not the holder it replaces
+	setTime   []Evidence      // set from a time: a clock, a parameter, or either plus an interval
+	setFromIv []Evidence      // set from a time plus an interval
+	setParam  []Evidence      // set from a parameter in a write that also sets a time column (an acquisition): an UPDATE, or an INSERT … ON CONFLICT
+	setInsert []Evidence      // the same in a plain INSERT, which may be setting the key: counts where DDL names the key
+	setUpdate bool            // set from a parameter in an UPDATE's or ON CONFLICT's SET (a key never is)
+	ordered   []Evidence      // compared by order with a time
+	dbOrdered bool            // ... with a database clock
+	equal     []Evidence      // compared for equality with a parameter in a write's or fence's condition
+	counted   []Evidence      // counted up, taken from a sequence or a random function, or compared and set
+	key       bool            // a conflict key, or part of a primary or unique key by DDL
+	ddlKey    bool            // part of a primary or unique key by DDL
+	chooses   bool            // a takeover's condition tests it for equality: a key or a partition, not the holder it replaces
+	setWith   map[string]bool // the columns that an UPDATE's or ON CONFLICT's SET sets from a parameter beside it
 }
 
 type learner struct {
@@ -185,7 +186,7 @@ func (l *learner) stmt(i int, s Stmt) {
 		return Evidence{Pos: s.Pos, Stmt: i, Loc: loc, Why: why}
 	}
 	raw := s.Raw
-	rels := relations(raw)
+	rels := Relations(raw)
 	// Comparisons anywhere in the statement, attributed to the
 	// relation that their column belongs to.
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {
@@ -322,6 +323,16 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 	}
 	for _, a := range as {
 		f := l.col(table, a.col)
+		if update {
+			for _, b := range as {
+				if b.col != a.col && (isParam(b.val) || isExcluded(b.val)) {
+					if f.setWith == nil {
+						f.setWith = make(map[string]bool)
+					}
+					f.setWith[b.col] = true
+				}
+			}
+		}
 		switch k := timeOf(a.val); {
 		case k == dbClockPlus || k == paramPlus:
 			f.setFromIv = append(f.setFromIv, ev(a.loc, "sets "+a.col+" from "+k.String()))
@@ -393,6 +404,22 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 	if t.Expiry == "" {
 		pick(Expiry, func(col string, f *facts) bool { return expiry(col, f) && len(f.setFromIv) > 0 && f.dbOrdered },
 			func(f *facts) []Evidence { return []Evidence{f.setFromIv[0], f.ordered[0]} })
+	}
+	if t.Expiry == "" {
+		// Several times that rows are chosen by (a lock's expiry, a
+		// sticky deadline): the one that a write sets beside the column
+		// that holds it, as an acquisition sets both.
+		pick(Expiry, func(col string, f *facts) bool {
+			if !expiry(col, f) {
+				return false
+			}
+			for h := range f.setWith {
+				if g := cols[h]; g != nil && g.setUpdate && len(g.equal) > 0 && !g.key && !g.chooses && len(g.counted) == 0 && len(g.ordered) == 0 {
+					return true
+				}
+			}
+			return false
+		}, func(f *facts) []Evidence { return []Evidence{f.setTime[0], f.ordered[0]} })
 	}
 	// Epoch: counted, and tested for equality.
 	pick(Epoch, func(col string, f *facts) bool {
@@ -583,17 +610,23 @@ func insertValues(in *pg_query.InsertStmt) []assignment {
 	return out
 }
 
-// relations maps each name that raw's relations go by (their names and
+// Relations maps each name that raw's relations go by (their names and
 // aliases) to the relation's name.
-func relations(raw *pg_query.RawStmt) map[string]string {
+func Relations(raw *pg_query.RawStmt) map[string]string {
 	rels := make(map[string]string)
+	aliases := make(map[string]bool)
 	add := func(rv *pg_query.RangeVar) {
 		if rv == nil {
 			return
 		}
-		rels[rv.Relname] = rv.Relname
+		// A name that is an alias stays one: FOR UPDATE OF i names the
+		// alias as a relation of its own.
+		if !aliases[rv.Relname] {
+			rels[rv.Relname] = rv.Relname
+		}
 		if rv.Alias != nil {
 			rels[rv.Alias.Aliasname] = rv.Relname
+			aliases[rv.Alias.Aliasname] = true
 		}
 	}
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {

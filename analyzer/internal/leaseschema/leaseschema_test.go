@@ -164,6 +164,16 @@ func TestInfer(t *testing.T) {
 			want: "",
 		},
 		{
+			name: "two times rows are chosen by: the one set beside the holder",
+			sql: []string{
+				`SELECT i.id FROM instances i WHERE i.state = $1 AND (i.locked_until IS NULL OR i.locked_until < $3) AND (i.sticky_until IS NULL OR i.sticky_until < $4 OR i.worker = $5) LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
+				`UPDATE instances i SET locked_until = $1, worker = $2 WHERE id = $3`,
+				`UPDATE instances SET locked_until = $1 WHERE instance_id = $2 AND execution_id = $3 AND worker = $4`,
+				`UPDATE instances SET locked_until = NULL, sticky_until = $1 WHERE instance_id = $2 AND execution_id = $3 AND worker = $4`,
+			},
+			want: "instances(worker, -, locked_until)",
+		},
+		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
 			sql: []string{
 				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,
