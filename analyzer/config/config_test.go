@@ -56,7 +56,7 @@ func TestFlags(t *testing.T) {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	want := []string{"clock.funcs", "clock.sql-interfaces", "fence.epoch-column", "fence.expiry-column", "fence.holder-column", "fence.table", "fence.tables",
-		"imports.allow", "imports.ban", "imports.strict", "imports.tests", "lease.packages"}
+		"imports.allow", "imports.ban", "imports.strict", "imports.tests", "lease.explain", "lease.notes", "lease.packages"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("flags %q, want %q", names, want)
 	}

@@ -81,7 +81,7 @@ func f() string {
 		{"example.com/lease.Store", "example.com/lease.Store is a type, not a variable"},
 		{"example.com/lease.f.name", "example.com/lease.f is a function, not a type"},
 		{"example.com/dep.Config.Tabel", "example.com/dep.Config has no field Tabel"},
-		{"example.com/dep.Nmae", "example.com/dep has no package variable Nmae"},
+		{"example.com/dep.Nam", "example.com/dep has no package variable Nam"},
 		{"example.com/dep.Const", "example.com/dep.Const is a constant, not a variable"},
 		{"example.com/dep.Outer.Hidden", "has no field Hidden of its own (a promoted field is named by the type that declares it)"},
 		{"example.com/dep.Confg.Table", "example.com/dep has no type Confg"},
@@ -89,7 +89,7 @@ func f() string {
 		// Not decided from the lease package.
 		{"example.com/dep.inner.Hidden", ""},
 		{"example.com/dep.lockName", ""},
-		{"example.com/deep.Nmae", ""},
+		{"example.com/deep.Nam", ""},
 		{"example.com/deep.Rows.Table", ""},
 		{"example.com/other.Config.Table", ""},
 	} {

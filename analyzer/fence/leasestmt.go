@@ -156,11 +156,11 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 	c := n.of(s.Relation.Relname)
 	col, epochCol := -1, -1
 	for i, rt := range s.Cols {
-		switch name := rt.GetResTarget().GetName(); {
-		case name == "":
-		case name == c.expiry:
+		switch name := rt.GetResTarget().GetName(); name {
+		case "":
+		case c.expiry:
 			col = i
-		case name == c.epoch:
+		case c.epoch:
 			epochCol = i
 		}
 	}

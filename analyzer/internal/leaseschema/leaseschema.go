@@ -39,10 +39,11 @@ import (
 // Role is what a column does for a lease.
 type Role int
 
+// The roles.
 const (
-	Holder Role = iota
-	Epoch
-	Expiry
+	Holder Role = iota // the column that names who holds the lease
+	Epoch              // the fencing token
+	Expiry             // when the lease lapses
 )
 
 func (r Role) String() string {
@@ -395,7 +396,7 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 	// Expiry: set from a time, compared by order with one. Where several
 	// are, the one set from a time plus an interval, then the one
 	// compared with the database clock.
-	expiry := func(col string, f *facts) bool { return len(f.setTime) > 0 && len(f.ordered) > 0 }
+	expiry := func(_ string, f *facts) bool { return len(f.setTime) > 0 && len(f.ordered) > 0 }
 	pick(Expiry, expiry, func(f *facts) []Evidence { return []Evidence{f.setTime[0], f.ordered[0]} })
 	if t.Expiry == "" {
 		pick(Expiry, func(col string, f *facts) bool { return expiry(col, f) && len(f.setFromIv) > 0 },
