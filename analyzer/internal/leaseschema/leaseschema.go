@@ -11,7 +11,7 @@
 //     order with a time (expires_at < now(), $3 >= timeout);
 //   - holder: a column that an acquisition sets from a parameter together
 //     with the expiry (a takeover's SET, an INSERT's columns other than the
-//     conflict key) and that another write tests for equality with a
+//     conflict key) and that a write's condition tests for equality with a
 //     parameter (a renewal's or a release's WHERE holder = $2);
 //   - epoch: a column that a write counts up (epoch = epoch + 1), takes from
 //     a sequence or a random function, or compares and sets
@@ -130,6 +130,7 @@ type facts struct {
 	ordered   []Evidence      // compared by order with a time
 	dbOrdered bool            // ... with a database clock
 	equal     []Evidence      // compared for equality with a parameter in a write's or fence's condition
+	matches   bool            // ... in a write's own condition (a renewal's or a release's WHERE holder = $2)
 	counted   []Evidence      // counted up, taken from a sequence or a random function, or compared and set
 	key       bool            // a conflict key, or part of a primary or unique key by DDL
 	ddlKey    bool            // part of a primary or unique key by DDL
@@ -188,6 +189,7 @@ func (l *learner) stmt(i int, s Stmt) {
 	}
 	raw := s.Raw
 	rels := Relations(raw)
+	write := raw.Stmt.GetUpdateStmt() != nil || raw.Stmt.GetDeleteStmt() != nil || raw.Stmt.GetInsertStmt() != nil
 	// Comparisons anywhere in the statement, attributed to the
 	// relation that their column belongs to.
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {
@@ -222,6 +224,7 @@ func (l *learner) stmt(i int, s Stmt) {
 					if isParam(side[1]) {
 						f := l.col(t, col)
 						f.equal = append(f.equal, ev(int(ae.Location), "tests "+col+" = a parameter"))
+						f.matches = f.matches || write
 					}
 				}
 			}
@@ -415,7 +418,7 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 				return false
 			}
 			for h := range f.setWith {
-				if g := cols[h]; g != nil && g.setUpdate && len(g.equal) > 0 && !g.key && !g.chooses && len(g.counted) == 0 && len(g.ordered) == 0 {
+				if g := cols[h]; g != nil && g.setUpdate && g.matches && !g.key && !g.chooses && len(g.counted) == 0 && len(g.ordered) == 0 {
 					return true
 				}
 			}
@@ -440,13 +443,13 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		return f.setParam
 	}
 	pick(Holder, func(col string, f *facts) bool {
-		return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && len(acquired(f)) > 0 && len(f.equal) > 0 && len(f.counted) == 0
+		return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && len(acquired(f)) > 0 && f.matches && len(f.counted) == 0
 	}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
 	if t.Holder == "" {
 		// Several candidates: the one a takeover's SET names (a key is
 		// never set by an UPDATE).
 		pick(Holder, func(col string, f *facts) bool {
-			return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && f.setUpdate && len(f.equal) > 0 && len(f.counted) == 0
+			return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && f.setUpdate && f.matches && len(f.counted) == 0
 		}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
 	}
 	if t.Expiry != "" {

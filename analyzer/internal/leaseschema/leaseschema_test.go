@@ -169,7 +169,7 @@ func TestInfer(t *testing.T) {
 				`SELECT i.id FROM instances i WHERE i.state = $1 AND (i.locked_until IS NULL OR i.locked_until < $3) AND (i.sticky_until IS NULL OR i.sticky_until < $4 OR i.worker = $5) LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
 				`UPDATE instances i SET locked_until = $1, worker = $2 WHERE id = $3`,
 				`UPDATE instances SET locked_until = $1 WHERE instance_id = $2 AND execution_id = $3 AND worker = $4`,
-				`UPDATE instances SET locked_until = NULL, sticky_until = $1 WHERE instance_id = $2 AND execution_id = $3 AND worker = $4`,
+				`UPDATE instances SET locked_until = NULL, sticky_until = $1, completed_at = $2, state = $3 WHERE instance_id = $4 AND execution_id = $5 AND worker = $6 AND locked_until IS NOT NULL`,
 			},
 			want: "instances(worker, -, locked_until)",
 		},
