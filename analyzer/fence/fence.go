@@ -165,7 +165,10 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 				if w.best == nil {
 					w.best = txFences[s]
 				}
-				if w.best != nil || w.setsEpoch {
+				// A write that reads the lease row only for its expiry
+				// (a sweep of lapsed rows) fences nothing: only a read
+				// that tests the holder or the epoch is evidence.
+				if w.best != nil && (w.best.holder || w.best.epoch || w.best.maybe) || w.setsEpoch {
 					if !c.names.guarded[w.target.Relname] {
 						why := "a write of the package fences it"
 						if w.best == nil {
