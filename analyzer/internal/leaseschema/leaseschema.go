@@ -6,9 +6,10 @@
 // A column's role is decided by the statements that use it, as a reviewer
 // reads them:
 //
-//   - expiry: a column that a write sets from a time (a database clock or a
-//     parameter, plus an interval or not) and that a statement compares by
-//     order with a time (expires_at < now(), $3 >= timeout);
+//   - expiry: a column that an UPDATE sets from a time (a database clock
+//     or a parameter, plus an interval or not: a lease's end moves, a row's
+//     id does not) and that a statement compares by order with a time
+//     (expires_at < now(), $3 >= timeout);
 //   - holder: a column that an acquisition sets from a parameter together
 //     with the expiry (a takeover's SET, an INSERT's columns other than the
 //     conflict key) and that a write's condition tests for equality with a
@@ -123,6 +124,7 @@ type Stmt struct {
 // facts are what the statements do with one column of one table.
 type facts struct {
 	setTime   []Evidence      // set from a time: a clock, a parameter, or either plus an interval
+	moved     bool            // ... by an UPDATE's or ON CONFLICT's SET: a lease's end moves, an id or a cursor does not
 	setFromIv []Evidence      // set from a time plus an interval
 	setParam  []Evidence      // set from a parameter in a write that also sets a time column (an acquisition): an UPDATE, or an INSERT … ON CONFLICT
 	setInsert []Evidence      // the same in a plain INSERT, which may be setting the key: counts where DDL names the key
@@ -344,6 +346,7 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 		case k != notTime:
 			f.setTime = append(f.setTime, ev(a.loc, "sets "+a.col+" from "+k.String()))
 		}
+		f.moved = f.moved || update && timeOf(a.val) != notTime
 		switch {
 		case counts(a.val, a.col):
 			f.counted = append(f.counted, ev(a.loc, "counts "+a.col+" up"))
@@ -399,7 +402,7 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 	// Expiry: set from a time, compared by order with one. Where several
 	// are, the one set from a time plus an interval, then the one
 	// compared with the database clock.
-	expiry := func(_ string, f *facts) bool { return len(f.setTime) > 0 && len(f.ordered) > 0 }
+	expiry := func(_ string, f *facts) bool { return f.moved && len(f.ordered) > 0 }
 	pick(Expiry, expiry, func(f *facts) []Evidence { return []Evidence{f.setTime[0], f.ordered[0]} })
 	if t.Expiry == "" {
 		pick(Expiry, func(col string, f *facts) bool { return expiry(col, f) && len(f.setFromIv) > 0 },

@@ -174,6 +174,15 @@ func TestInfer(t *testing.T) {
 			want: "instances(worker, -, locked_until)",
 		},
 		{
+			name: "an id set by an insert and paged through by order is no expiry",
+			sql: []string{
+				`INSERT INTO entity_instances (id, entity_type, name, project_id) VALUES ($1, $2, $3, $4)`,
+				`SELECT id, name FROM entity_instances WHERE project_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+				`UPDATE entity_instances SET name = $1 WHERE id = $2 AND project_id = $3`,
+			},
+			want: "",
+		},
+		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
 			sql: []string{
 				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,

@@ -90,6 +90,9 @@ func parseFindings(data []byte, mods []module) ([]*finding, error) {
 				return nil, fmt.Errorf("%s: %s: %w", pkg, analyzer, err)
 			}
 			for _, d := range diags {
+				if d.Category == "note" || d.Category == "explain" {
+					continue // what a rule says of the run, not a finding
+				}
 				f, err := place(d, analyzer, mods)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %s: %w", pkg, analyzer, err)

@@ -171,3 +171,14 @@ func TestParseFindingsError(t *testing.T) {
 		t.Error("no error for output that is not JSON")
 	}
 }
+
+func TestParseFindingsSkipsNotes(t *testing.T) {
+	mods := []module{{path: "example.com/lease", dir: "/mod/example.com/lease@v1.2.3"}}
+	findings, err := parseFindings([]byte(`{"p": {"fence": [
+		{"category": "note", "posn": "/mod/example.com/lease@v1.2.3/a.go:1:1", "message": "fence checked no write here"},
+		{"category": "explain", "posn": "/mod/example.com/lease@v1.2.3/a.go:1:1", "message": "explain: 2 SQL calls read, 0 not"},
+		{"category": "fence", "posn": "/mod/example.com/lease@v1.2.3/a.go:3:1", "message": "m"}]}}`), mods)
+	if err != nil || len(findings) != 1 || findings[0].line != 3 {
+		t.Fatalf("findings %v, %v; want the one at line 3: notes and explanations are not findings", findings, err)
+	}
+}
