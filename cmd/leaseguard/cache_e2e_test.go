@@ -98,22 +98,32 @@ func TestSharedCache(t *testing.T) {
 	}
 	t.Logf("first machine: leaseguard ran on %d packages", len(ran))
 
-	// 2. The second machine's standalone command replays the first's
-	//    findings from the shared cache and runs nothing: it runs go vet
-	//    -json, and go vet runs its tool with -json whether or not it was
-	//    given, so both look for the same results.
+	// 2. The first machine's standalone command runs go vet -json with
+	//    -lease.notes, which go vet keys apart from the run above: the
+	//    lease package is analysed again.
+	r1s, ran := run(first, binary, "./...")
+	if r1s.code != 3 {
+		t.Errorf("first machine, standalone: exit code %d, want 3\nstderr:\n%s", r1s.code, r1s.stderr)
+	}
+	if !slices.Contains(ran, lease) {
+		t.Errorf("first machine, standalone: leaseguard did not run on %s with -lease.notes; it ran on %q", lease, ran)
+	}
+
+	// 3. The second machine's standalone command replays the first's
+	//    findings from the shared cache and runs nothing.
 	r2, ran := run(second, binary, "./...")
 	if r2.code != 3 {
 		t.Errorf("second machine, standalone: exit code %d, want 3\nstderr:\n%s", r2.code, r2.stderr)
 	}
-	if got, want := findings(r2.stderr, dir), findings(r1.stderr, dir); !slices.Equal(got, want) {
+	if got, want := findings(r2.stderr, dir), findings(r1s.stderr, dir); !slices.Equal(got, want) {
 		t.Errorf("second machine, standalone: findings:\n%s\nthe first machine's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if len(ran) > 0 {
 		t.Errorf("second machine, standalone: leaseguard ran on %d packages, want none (every result from the shared cache): %q", len(ran), ran)
 	}
 
-	// 3. So does go vet there, with the same output and exit status.
+	// 4. So does go vet there, with the first go vet's output and exit
+	//    status.
 	r3, ran := run(second, vet...)
 	if r3.code != r1.code {
 		t.Errorf("second machine: exit code %d, the first's %d", r3.code, r1.code)
@@ -125,7 +135,7 @@ func TestSharedCache(t *testing.T) {
 		t.Errorf("second machine: leaseguard ran on %d packages, want none (every result from the shared cache): %q", len(ran), ran)
 	}
 
-	// 4. A changed setting on the second machine is a miss for every
+	// 5. A changed setting on the second machine is a miss for every
 	//    package: leaseguard runs again, and the finding that the setting
 	//    allows is gone.
 	r, ran := run(second, "go", "vet", "-vettool="+binary, "-imports.allow=example.com/shop/explain", "./...")
