@@ -238,7 +238,7 @@ func (t *tests) compare(op string, col, other *pg_query.Node) {
 	case name == t.c.holder && op == "=":
 		t.holder = t.holder || !isColumn(other)
 	case name == t.c.epoch && op == "=":
-		t.epoch = t.epoch || isParam(other)
+		t.epoch = t.epoch || pgsql.IsParam(other)
 	case name == t.c.expiry && (op == ">" || op == ">=" || op == "<" || op == "<="):
 		kind, text, loc := clockIn(other)
 		if kind == paramClock && t.paramText == "" {
@@ -263,14 +263,6 @@ func (t *tests) column(e *pg_query.Node) (string, bool) {
 }
 
 func isColumn(e *pg_query.Node) bool { return e.GetColumnRef() != nil }
-
-// isParam reports whether e is a parameter, maybe cast.
-func isParam(e *pg_query.Node) bool {
-	if tc := e.GetTypeCast(); tc != nil {
-		e = tc.Arg
-	}
-	return e.GetParamRef() != nil
-}
 
 // mirror returns the operator with its operands swapped: a < b is b > a.
 func mirror(op string) string {

@@ -124,24 +124,19 @@ func releases(c columns, targets []*pg_query.Node) bool {
 		switch rt.Name {
 		case "":
 		case c.expiry:
-			if isNull(v) || isString(v, "-infinity") {
+			if pgsql.IsNull(v) || isString(v, "-infinity") {
 				return true
 			}
 			if k, _, _ := clockOf(v); k != noClock && k != paramClock {
 				return true // the clock itself, no interval added
 			}
 		case c.holder:
-			if isNull(v) || isString(v, "") {
+			if pgsql.IsNull(v) || isString(v, "") {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func isNull(v *pg_query.Node) bool {
-	c := v.GetAConst()
-	return c != nil && c.Isnull
 }
 
 func isString(v *pg_query.Node, s string) bool {
@@ -193,7 +188,7 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 			return
 		}
 		for _, t := range oc.TargetList {
-			if rt := t.GetResTarget(); rt != nil && rt.Name == c.expiry && !excluded(rt.Val) {
+			if rt := t.GetResTarget(); rt != nil && rt.Name == c.expiry && !pgsql.IsExcluded(rt.Val) {
 				checkExpiryValue(p, st, verb, c.expiry, rt.Val, int(rt.Location))
 			}
 		}
@@ -241,7 +236,7 @@ func checkExpiryValue(p *pgsql.Parsed, st *statement, verb, expiry string, val *
 			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, expiry, p.Spell(at, text))})
 		return
 	}
-	if isNull(val) {
+	if pgsql.IsNull(val) {
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.Orig(loc),
@@ -290,11 +285,4 @@ func (n *names) insertSetsEpoch(s *pg_query.InsertStmt) bool {
 		}
 	}
 	return false
-}
-
-// excluded reports whether val is EXCLUDED.col, the value the INSERT
-// proposed, which the INSERT's own check covers.
-func excluded(val *pg_query.Node) bool {
-	parts := pgsql.Ident(val)
-	return len(parts) == 2 && strings.EqualFold(parts[0], "excluded")
 }

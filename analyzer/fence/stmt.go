@@ -58,7 +58,7 @@ func (n *names) carriesEpoch(col string, val *pg_query.Node) bool {
 		return true
 	}
 	for _, c := range n.cols {
-		if c.epoch == col && val != nil && isParam(val) {
+		if c.epoch == col && val != nil && pgsql.IsParam(val) {
 			return true
 		}
 	}

@@ -223,7 +223,7 @@ func (l *learner) stmt(i int, s Stmt) {
 						f.dbOrdered = f.dbOrdered || k == dbClock || k == dbClockPlus
 					}
 				case "=":
-					if isParam(side[1]) {
+					if pgsql.IsParam(side[1]) {
 						f := l.col(t, col)
 						f.equal = append(f.equal, ev(int(ae.Location), "tests "+col+" = a parameter"))
 						f.matches = f.matches || write
@@ -313,7 +313,7 @@ func (l *learner) stmt(i int, s Stmt) {
 func (l *learner) write(table string, as []assignment, update, keyed bool, where *pg_query.Node, ev func(int, string) Evidence) {
 	setsTime := false
 	for _, a := range as {
-		if timeOf(a.val) != notTime && !isNull(a.val) {
+		if timeOf(a.val) != notTime && !pgsql.IsNull(a.val) {
 			setsTime = true
 		}
 	}
@@ -321,7 +321,7 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 	for _, c := range pgsql.Conjuncts(where) {
 		if ae := c.GetAExpr(); ae != nil && ae.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(ae.Name) == 1 && ae.Name[0].GetString_().GetSval() == "=" {
 			for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
-				if parts := pgsql.Ident(side[0]); len(parts) > 0 && isParam(side[1]) {
+				if parts := pgsql.Ident(side[0]); len(parts) > 0 && pgsql.IsParam(side[1]) {
 					casTested[parts[len(parts)-1]] = true
 				}
 			}
@@ -331,7 +331,7 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 		f := l.col(table, a.col)
 		if update {
 			for _, b := range as {
-				if b.col != a.col && (isParam(b.val) || isExcluded(b.val)) {
+				if b.col != a.col && (pgsql.IsParam(b.val) || pgsql.IsExcluded(b.val)) {
 					if f.setWith == nil {
 						f.setWith = make(map[string]bool)
 					}
@@ -354,10 +354,10 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 			// A new row's id comes from a sequence too: only a token
 			// issued anew to a row that exists is an epoch.
 			f.counted = append(f.counted, ev(a.loc, "takes "+a.col+" from a sequence or a random function"))
-		case update && isParam(a.val) && casTested[a.col]:
+		case update && pgsql.IsParam(a.val) && casTested[a.col]:
 			f.counted = append(f.counted, ev(a.loc, "compares and sets "+a.col))
 		}
-		if isParam(a.val) || isExcluded(a.val) {
+		if pgsql.IsParam(a.val) || pgsql.IsExcluded(a.val) {
 			switch {
 			case setsTime && keyed:
 				f.setParam = append(f.setParam, ev(a.loc, "sets "+a.col+" from a parameter with the expiry"))
@@ -553,7 +553,7 @@ func equalities(x *pg_query.Node) []string {
 				continue
 			}
 			for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
-				if parts := pgsql.Ident(side[0]); len(parts) > 0 && isParam(side[1]) {
+				if parts := pgsql.Ident(side[0]); len(parts) > 0 && pgsql.IsParam(side[1]) {
 					out = append(out, parts[len(parts)-1])
 				}
 			}
@@ -748,7 +748,7 @@ func isInterval(v *pg_query.Node) bool {
 		}
 		return !found
 	})
-	return found || isParam(v)
+	return found || pgsql.IsParam(v)
 }
 
 // counts reports whether v adds to col (col + 1).
@@ -780,27 +780,4 @@ func fromSequence(v *pg_query.Node) bool {
 		return true
 	}
 	return false
-}
-
-// isParam reports whether v is a parameter, maybe cast.
-func isParam(v *pg_query.Node) bool {
-	if v == nil {
-		return false
-	}
-	if tc := v.GetTypeCast(); tc != nil {
-		v = tc.Arg
-	}
-	return v.GetParamRef() != nil
-}
-
-// isExcluded reports whether v is EXCLUDED.col, the value an INSERT
-// proposed.
-func isExcluded(v *pg_query.Node) bool {
-	parts := pgsql.Ident(v)
-	return len(parts) == 2 && strings.EqualFold(parts[0], "excluded")
-}
-
-func isNull(v *pg_query.Node) bool {
-	c := v.GetAConst()
-	return c != nil && c.Isnull
 }

@@ -166,3 +166,24 @@ func RelationName(setting string) string {
 	}
 	return name
 }
+
+// IsParam reports whether e is a parameter ($1), maybe cast.
+func IsParam(e *pg_query.Node) bool {
+	if tc := e.GetTypeCast(); tc != nil {
+		e = tc.Arg
+	}
+	return e.GetParamRef() != nil
+}
+
+// IsNull reports whether e is the constant NULL.
+func IsNull(e *pg_query.Node) bool {
+	c := e.GetAConst()
+	return c != nil && c.Isnull
+}
+
+// IsExcluded reports whether e is EXCLUDED.col, the value that an INSERT
+// … ON CONFLICT proposed.
+func IsExcluded(e *pg_query.Node) bool {
+	parts := Ident(e)
+	return len(parts) == 2 && strings.EqualFold(parts[0], "excluded")
+}
