@@ -289,7 +289,22 @@ func (l *learner) stmt(i int, s Stmt) {
 			return true
 		}
 		for _, a := range as {
-			if timeOf(a.val) == notTime || !lapsed(x, rel, a.col) {
+			set := timeOf(a.val)
+			if set == notTime {
+				continue
+			}
+			passed := lapsed(x, rel, a.col, a.val)
+			if passed == notTime {
+				continue
+			}
+			for _, col := range equalities(x) {
+				l.col(rel.Relname, col).chooses = true
+			}
+			if (set == dbClock || set == param) && (passed == dbClockPlus || passed == paramPlus) {
+				// SET seen = now() WHERE seen < now() - interval: a
+				// moment, not an end. Rows idle for an interval are
+				// taken: a heartbeat's, or a task run at most so often.
+				// Without a holder it shows no lease.
 				continue
 			}
 			if l.takeovers[rel.Relname] == nil {
@@ -297,9 +312,6 @@ func (l *learner) stmt(i int, s Stmt) {
 			}
 			if _, ok := l.takeovers[rel.Relname][a.col]; !ok {
 				l.takeovers[rel.Relname][a.col] = ev(int(rel.Location), "sets "+a.col+" on the rows whose "+a.col+" has passed: a takeover")
-			}
-			for _, col := range equalities(x) {
-				l.col(rel.Relname, col).chooses = true
 			}
 		}
 		return true
@@ -491,12 +503,14 @@ func (l *learner) ddl(cs *pg_query.CreateStmt) {
 	}
 }
 
-// lapsed reports whether write x (an UPDATE, or an INSERT … ON CONFLICT)
-// chooses rows whose col has passed a time (col < now(), $3 >= col)
+// lapsed says what time write x (an UPDATE, or an INSERT … ON CONFLICT)
+// takes the rows whose col has passed by (col < now(), $3 >= col),
 // anywhere in it: in its condition, or in a subquery on the same table
-// that chooses its rows. A renewal compares the other way.
-func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string) bool {
-	found := false
+// that chooses its rows; notTime if it takes none. A renewal compares the
+// other way, and so does a write that compares col with set, the time it
+// sets: it only moves col forward.
+func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string, set *pg_query.Node) timeKind {
+	found := notTime
 	names := map[string]bool{rel.Relname: true}
 	if rel.Alias != nil {
 		names[rel.Alias.Aliasname] = true
@@ -504,7 +518,7 @@ func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string) bool {
 	pgsql.Walk(x, func(y *pg_query.Node) bool {
 		ae := y.GetAExpr()
 		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
-			return !found
+			return found == notTime
 		}
 		var col0, time0 *pg_query.Node // col0 < time0
 		switch ae.Name[0].GetString_().GetSval() {
@@ -513,7 +527,7 @@ func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string) bool {
 		case ">", ">=":
 			col0, time0 = ae.Rexpr, ae.Lexpr
 		default:
-			return !found
+			return found == notTime
 		}
 		for _, side := range [][2]*pg_query.Node{{col0, time0}} {
 			parts := pgsql.Ident(side[0])
@@ -523,13 +537,27 @@ func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string) bool {
 			if len(parts) == 2 && !names[parts[0]] {
 				continue
 			}
-			if timeOf(side[1]) != notTime {
-				found = true
+			if !sameParam(side[1], set) {
+				found = timeOf(side[1])
 			}
 		}
-		return !found
+		return found == notTime
 	})
 	return found
+}
+
+// sameParam reports whether a and b are the same parameter, maybe cast: a
+// write that sets a time only where it is older than the one it sets
+// (SET seen = $1 WHERE seen <= $1) moves it forward; it takes nothing over.
+func sameParam(a, b *pg_query.Node) bool {
+	param := func(e *pg_query.Node) *pg_query.ParamRef {
+		for e.GetTypeCast() != nil {
+			e = e.GetTypeCast().Arg
+		}
+		return e.GetParamRef()
+	}
+	pa, pb := param(a), param(b)
+	return pa != nil && pb != nil && pa.Number == pb.Number
 }
 
 // equalities returns the columns that the conditions of x (its WHERE and
@@ -680,6 +708,9 @@ func timeOf(v *pg_query.Node) timeKind {
 		return notTime
 	}
 	if tc := v.GetTypeCast(); tc != nil {
+		if !isTimeType(tc.TypeName) {
+			return notTime // $1::uuid is no time, whatever the process passes
+		}
 		return timeOf(tc.Arg)
 	}
 	if ae := v.GetAExpr(); ae != nil && ae.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(ae.Name) == 1 {
@@ -733,6 +764,19 @@ func other(ae *pg_query.A_Expr, side *pg_query.Node) *pg_query.Node {
 
 // isInterval reports whether v is an amount of time: an interval literal or
 // cast, make_interval, a product with one, or a parameter.
+// isTimeType reports whether a cast to tn leaves a point in time.
+func isTimeType(tn *pg_query.TypeName) bool {
+	names := tn.GetNames()
+	if len(names) == 0 {
+		return false
+	}
+	switch names[len(names)-1].GetString_().GetSval() {
+	case "timestamptz", "timestamp", "date", "time", "timetz":
+		return true
+	}
+	return false
+}
+
 func isInterval(v *pg_query.Node) bool {
 	found := false
 	pgsql.Walk(v, func(x *pg_query.Node) bool {

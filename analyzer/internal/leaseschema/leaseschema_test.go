@@ -183,6 +183,40 @@ func TestInfer(t *testing.T) {
 			want: "",
 		},
 		{
+			name: "a heartbeat that only moves its time forward takes nothing over",
+			sql: []string{
+				`UPDATE provisioner_daemons SET last_seen_at = $1 WHERE id = $2 AND last_seen_at <= $1`,
+				`DELETE FROM provisioner_daemons WHERE last_seen_at < (NOW() - INTERVAL '7 days')`,
+			},
+			want: "",
+		},
+		{
+			name: "a parameter cast to another type is no time: a poll that assigns a schedule is no acquisition",
+			sql: []string{
+				`UPDATE scheduled SET ticker_id = $1::uuid WHERE id IN (SELECT id FROM scheduled WHERE trigger_at <= NOW() + INTERVAL '5 seconds' AND (ticker_id IS NULL OR ticker_id = $1::uuid) FOR UPDATE SKIP LOCKED)`,
+				`UPDATE scheduled SET trigger_at = $1::timestamp WHERE id = $2::uuid`,
+				`UPDATE scheduled SET ticker_id = NULL WHERE ticker_id = $1::uuid`,
+			},
+			want: "",
+		},
+		{
+			name: "rows idle for an interval taken with no holder: a pace, not a lease",
+			sql: []string{
+				`UPDATE alerts SET ticker_id = $1::uuid, last_alerted_at = NOW() WHERE id IN (SELECT id FROM alerts WHERE last_alerted_at IS NULL OR last_alerted_at <= NOW() - max_frequency::interval FOR UPDATE SKIP LOCKED)`,
+				`UPDATE alerts SET last_alerted_at = $1::timestamp WHERE tenant_id = $2::uuid`,
+			},
+			want: "",
+		},
+		{
+			name: "rows idle for an interval taken by a holder that renews them: a heartbeat lease",
+			sql: []string{
+				`UPDATE work SET claimed_by = $1, heartbeated_at = now() WHERE id = (SELECT id FROM work WHERE claimed_by IS NULL OR heartbeated_at < now() - interval '2 minutes' LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+				`UPDATE work SET heartbeated_at = now() WHERE id = $1 AND claimed_by = $2`,
+				`DELETE FROM work WHERE id = $1 AND claimed_by = $2`,
+			},
+			want: "work(claimed_by, -, heartbeated_at)",
+		},
+		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
 			sql: []string{
 				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,
