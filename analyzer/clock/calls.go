@@ -278,10 +278,11 @@ func shortName(fn *types.Func) string {
 }
 
 // nameFormat reports whether call is fmt.Sprintf with a constant format
-// that spells a name: text besides its verbs, with a letter and without a
-// space or a quote ("sched-%s-trigger-%s", "lock:%s:%d"). What it makes is
-// an identifier; a time formatted into SQL text ("... = '%s'") or alone
-// ("%d") stays a time.
+// that spells a name: text besides its verbs, with a letter or joining
+// a string to another verb by a separator, and without a space or a quote
+// ("sched-%s-trigger-%s", "lock:%s:%d", "%s_%s", "%s-%d"). What it makes
+// is an identifier; a time formatted into SQL text ("... = '%s'"), alone
+// ("%d") or as a date ("%d-%02d-%02d") stays a time.
 func nameFormat(fn *types.Func, call *ssa.CallCommon) bool {
 	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "fmt" || fn.Name() != "Sprintf" || len(call.Args) == 0 {
 		return false
@@ -290,7 +291,7 @@ func nameFormat(fn *types.Func, call *ssa.CallCommon) bool {
 	if !ok || c.Value == nil || c.Value.Kind() != constant.String {
 		return false
 	}
-	letter := false
+	letter, sep, verbs, strs := false, false, 0, 0
 	format := constant.StringVal(c.Value)
 	for i := 0; i < len(format); i++ {
 		switch ch := format[i]; {
@@ -300,13 +301,21 @@ func nameFormat(fn *types.Func, call *ssa.CallCommon) bool {
 			for i < len(format) && strings.IndexByte("+-# 0123456789.*[]", format[i]) >= 0 {
 				i++
 			}
+			if i < len(format) && format[i] != '%' {
+				verbs++
+				if format[i] == 's' || format[i] == 'v' {
+					strs++
+				}
+			}
 		case ch == ' ' || ch == '\'' || ch == '"' || ch == '\t' || ch == '\n':
 			return false
 		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z':
 			letter = true
+		case strings.IndexByte("-_:/#@", ch) >= 0:
+			sep = sep || verbs > 0
 		}
 	}
-	return letter
+	return letter || sep && verbs >= 2 && strs > 0
 }
 
 // identifier reports whether sig's first result is an array of bytes: a

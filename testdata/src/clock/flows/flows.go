@@ -97,6 +97,12 @@ func sprintfTime(ctx context.Context) {
 	pool.Exec(ctx, `UPDATE worker_leases SET expires_at = to_timestamp($1)`, at)
 }
 
+func sprintfDate(ctx context.Context) {
+	t := time.Now() // want `time.Now flows into an argument of Exec`
+	day := fmt.Sprintf("%d-%02d-%02d", t.Year(), t.Month(), t.Day())
+	pool.Exec(ctx, `DELETE FROM worker_leases WHERE expires_at < $1::date`, day)
+}
+
 func appended(ctx context.Context) {
 	args := []any{"a"}
 	args = append(args, time.Now()) // want `time.Now flows into an argument of Exec`

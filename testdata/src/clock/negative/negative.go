@@ -359,6 +359,14 @@ func namedRun(ctx context.Context, name string) {
 	pool.Exec(ctx, `INSERT INTO runs (id) VALUES ($1)`, r.ID)                                   // ok: an identifier
 }
 
+// So is a name joined to the clock by a separator: a migration's version
+// prefix, a display name.
+func versionedName(ctx context.Context, name string) {
+	version := time.Now().UTC().Format("20060102150405")
+	pool.Exec(ctx, `UPDATE worker_leases SET holder = $1 WHERE name = $2`, fmt.Sprintf("%s_%s", version, name), name)                // ok: an identifier
+	pool.Exec(ctx, `UPDATE worker_leases SET holder = $1 WHERE name = $2`, fmt.Sprintf("%s-%d", name, time.Now().UnixMilli()), name) // ok: an identifier
+}
+
 func cancelRun(ctx context.Context, r *run) {
 	if r.ID == "" { // ok: an identifier decides
 		return
