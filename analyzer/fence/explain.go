@@ -83,8 +83,12 @@ func (c *checker) explain(sites []*site) {
 				related = append(related, analysis.RelatedInformation{Pos: t.Takeover.Pos, Message: "takeover: " + t.Takeover.Why})
 			}
 		}
+		expiry := column(cols.expiry, c.cfg.ExpiryColumn)
+		if cols.heartbeat {
+			expiry += " (a heartbeat: the lease lapses an interval after it)"
+		}
 		note(pos, fmt.Sprintf("the lease table %s (%s): holder: %s, epoch: %s, expiry: %s",
-			c.display(l), source, column(cols.holder, c.cfg.HolderColumn), column(cols.epoch, c.cfg.EpochColumn), column(cols.expiry, c.cfg.ExpiryColumn)), related)
+			c.display(l), source, column(cols.holder, c.cfg.HolderColumn), column(cols.epoch, c.cfg.EpochColumn), expiry), related)
 	}
 
 	var guarded []string

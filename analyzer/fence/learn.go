@@ -121,11 +121,15 @@ func (c *checker) learn(sites []*site) *names {
 			}
 			return def
 		}
-		n.cols[name] = columns{
+		cols := columns{
 			holder: col(c.cfg.HolderColumn, t.Holder, config.DefaultHolderColumn),
 			epoch:  col(c.cfg.EpochColumn, t.Epoch, config.DefaultEpochColumn),
 			expiry: col(c.cfg.ExpiryColumn, t.Expiry, config.DefaultExpiryColumn),
 		}
+		// A heartbeat is what the statements show of the expiry they
+		// show, whatever names it.
+		cols.heartbeat = t.Heartbeat && cols.expiry == t.Expiry
+		n.cols[name] = cols
 	}
 	for _, raw := range all {
 		n.learnKeys(raw)

@@ -64,23 +64,30 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 // lease has not expired. An arm that matches any expired row (a takeover)
 // needs no holder.
 func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, where *pg_query.Node) {
-	expiry := n.of(rel.Relname).expiry
+	cols := n.of(rel.Relname)
+	expiry, lapse := cols.expiry, "clock_timestamp()"
+	if cols.heartbeat {
+		lapse = "clock_timestamp() minus the lease's interval"
+	}
 	for _, arm := range arms(where) {
 		tests := newTests(n, rel)
 		for _, c := range arm {
 			tests.add(c)
 		}
+		// A table without a holder column names its holder's row by the
+		// epoch it was given.
+		own := tests.holder || cols.holder == "" && tests.epoch
 		// An arm that matches the holder's row, or any row whatever its
 		// expiry (an extension only a holder sends), renews.
-		st.renews = st.renews || tests.holder || tests.clock == noClock && tests.paramText == "" && !tests.maybe
+		st.renews = st.renews || own || tests.clock == noClock && tests.paramText == "" && !tests.maybe
 		if tests.paramText != "" {
 			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
 				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, expiry, p.Spell(tests.paramLoc, tests.paramText))})
 			return
 		}
-		if tests.holder && tests.clock == noClock && !tests.maybe {
+		if own && tests.clock == noClock && !tests.maybe {
 			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)),
-				msg: fmt.Sprintf("renewal does not test %s > clock_timestamp(): it revives a lease that has expired", expiry)})
+				msg: fmt.Sprintf("renewal does not test %s > %s: it revives a lease that has expired", expiry, lapse)})
 			return
 		}
 	}
@@ -110,7 +117,7 @@ func arms(where *pg_query.Node) [][]*pg_query.Node {
 
 // releases reports whether the assignments of an UPDATE end the lease
 // rather than extend it: expiry set to NULL, to -infinity or to the
-// database clock itself, or the holder cleared.
+// database clock itself (which renews a heartbeat), or the holder cleared.
 func releases(c columns, targets []*pg_query.Node) bool {
 	for _, t := range targets {
 		rt := t.GetResTarget()
@@ -127,7 +134,7 @@ func releases(c columns, targets []*pg_query.Node) bool {
 			if pgsql.IsNull(v) || isString(v, "-infinity") {
 				return true
 			}
-			if k, _, _ := clockOf(v); k != noClock && k != paramClock {
+			if k, _, _ := clockOf(v); k != noClock && k != paramClock && !c.heartbeat {
 				return true // the clock itself, no interval added
 			}
 		case c.holder:

@@ -31,9 +31,12 @@ type names struct {
 }
 
 // columns are the names of a lease table's columns; "" where the table
-// has no such column.
+// has no such column. heartbeat reports that expiry holds when the lease
+// was last renewed, not when it ends (see leaseschema): a renewal sets it
+// to the clock itself.
 type columns struct {
 	holder, epoch, expiry string
+	heartbeat             bool
 }
 
 // of returns the columns of the lease table rel.

@@ -19,9 +19,18 @@
 //     (SET range_id = $1 WHERE range_id = $2), and that a statement tests
 //     for equality with a parameter.
 //
+// An expiry that no write sets from a time plus an interval, and that a
+// statement compares with a time plus or minus one (heartbeat < now() -
+// interval '1 minute'), is a heartbeat: it holds when the lease was last
+// renewed, and the lease lapses an interval after it, so a renewal sets
+// it to the clock itself.
+//
 // A table is a lease table when it has an expiry and a holder or an epoch,
 // or a takeover: one write that sets the expiry of the rows whose expiry
-// it compares by order (a job queue's visibility timeout). Where two
+// it compares by order (a job queue's visibility timeout). Rows taken once
+// they have been idle for an interval (SET seen = now() WHERE seen < now()
+// - interval) show a heartbeat, or a task run at most so often: without a
+// holder or an epoch they show no lease. Where two
 // columns could play one role the role is left empty: without evidence,
 // nothing is inferred.
 package leaseschema
@@ -67,6 +76,9 @@ type Table struct {
 
 	// Columns by role; "" where no column plays the role.
 	Holder, Epoch, Expiry string
+	// Heartbeat reports that Expiry holds when the lease was last renewed
+	// (see the package doc): a renewal sets it to the clock itself.
+	Heartbeat bool
 	// Why holds the evidence for each role that has a column.
 	Why map[Role][]Evidence
 
@@ -131,6 +143,7 @@ type facts struct {
 	setUpdate bool            // set from a parameter in an UPDATE's or ON CONFLICT's SET (a key never is)
 	ordered   []Evidence      // compared by order with a time
 	dbOrdered bool            // ... with a database clock
+	ivOrdered bool            // ... with a time plus or minus an interval
 	equal     []Evidence      // compared for equality with a parameter in a write's or fence's condition
 	matches   bool            // ... in a write's own condition (a renewal's or a release's WHERE holder = $2)
 	counted   []Evidence      // counted up, taken from a sequence or a random function, or compared and set
@@ -221,6 +234,7 @@ func (l *learner) stmt(i int, s Stmt) {
 						f := l.col(t, col)
 						f.ordered = append(f.ordered, ev(int(ae.Location), "compares "+col+" by order with "+k.String()))
 						f.dbOrdered = f.dbOrdered || k == dbClock || k == dbClockPlus
+						f.ivOrdered = f.ivOrdered || k == dbClockPlus || k == paramPlus
 					}
 				case "=":
 					if pgsql.IsParam(side[1]) {
@@ -471,6 +485,8 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		if ev, ok := l.takeovers[name][t.Expiry]; ok {
 			t.Takeover = &ev
 		}
+		f := cols[t.Expiry]
+		t.Heartbeat = len(f.setFromIv) == 0 && f.ivOrdered
 	}
 	t.Lease = t.Expiry != "" && (t.Holder != "" || t.Epoch != "" || t.Takeover != nil)
 	return t

@@ -26,11 +26,16 @@ func infer(t *testing.T, texts ...string) *leaseschema.Schema {
 }
 
 // shape is a table's roles as the tests write them: "table(holder, epoch,
-// expiry)" with "-" for none, or "" for no lease table.
+// expiry)" with "-" for none, or "" for no lease table; a heartbeat expiry
+// is written "heartbeat:expiry".
 func shape(s *leaseschema.Schema) string {
 	var out []string
 	for _, t := range s.Leases() {
-		out = append(out, fmt.Sprintf("%s(%s, %s, %s)", t.Name, dash(t.Holder), dash(t.Epoch), dash(t.Expiry)))
+		expiry := dash(t.Expiry)
+		if t.Heartbeat {
+			expiry = "heartbeat:" + expiry
+		}
+		out = append(out, fmt.Sprintf("%s(%s, %s, %s)", t.Name, dash(t.Holder), dash(t.Epoch), expiry))
 	}
 	return strings.Join(out, " ")
 }
@@ -214,7 +219,18 @@ func TestInfer(t *testing.T) {
 				`UPDATE work SET heartbeated_at = now() WHERE id = $1 AND claimed_by = $2`,
 				`DELETE FROM work WHERE id = $1 AND claimed_by = $2`,
 			},
-			want: "work(claimed_by, -, heartbeated_at)",
+			want: "work(claimed_by, -, heartbeat:heartbeated_at)",
+		},
+		{
+			name: "a lock taken with a random token once its heartbeat lapsed, renewed by the token",
+			sql: []string{
+				`INSERT INTO entity_execution_lock (entity, locked_by, last_lock_time, project_id, entity_instance_id) VALUES ($1::entities, gen_random_uuid(), NOW(), $2::UUID, $3::UUID)
+				 ON CONFLICT (entity_instance_id) DO UPDATE SET locked_by = gen_random_uuid(), last_lock_time = NOW()
+				 WHERE entity_execution_lock.last_lock_time < (NOW() - ($4::TEXT || ' seconds')::interval)`,
+				`UPDATE entity_execution_lock SET last_lock_time = NOW() WHERE entity_instance_id = $1 AND locked_by = $2::UUID`,
+				`DELETE FROM entity_execution_lock WHERE entity_instance_id = $1 AND locked_by = $2::UUID`,
+			},
+			want: "entity_execution_lock(-, locked_by, heartbeat:last_lock_time)",
 		},
 		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
