@@ -191,6 +191,8 @@ type tests struct {
 	epoch  bool            // epoch = a parameter
 	clock  clockKind       // what expiry is tested against
 	maybe  bool            // a test compares with a part built in at run time
+	picks  bool            // a column = a parameter (or = ANY of one): rows the caller names
+	lapsed bool            // expiry < a clock: rows whose lease has passed
 
 	clockText string
 	clockLoc  int
@@ -213,12 +215,21 @@ func newTests(n *names, rv *pg_query.RangeVar) *tests {
 func (t *tests) add(where *pg_query.Node) {
 	for _, c := range pgsql.Conjuncts(where) {
 		ae := c.GetAExpr()
-		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
+		if ae == nil || len(ae.Name) != 1 {
 			continue
 		}
 		op := ae.Name[0].GetString_().GetSval()
-		t.compare(op, ae.Lexpr, ae.Rexpr)
-		t.compare(mirror(op), ae.Rexpr, ae.Lexpr)
+		switch ae.Kind {
+		case pg_query.A_Expr_Kind_AEXPR_OP:
+			t.compare(op, ae.Lexpr, ae.Rexpr)
+			t.compare(mirror(op), ae.Rexpr, ae.Lexpr)
+		case pg_query.A_Expr_Kind_AEXPR_OP_ANY:
+			// holder = ANY($1): the row is one of those the caller
+			// names, as with holder = $1.
+			if op == "=" && pgsql.IsParam(ae.Rexpr) {
+				t.compare(op, ae.Lexpr, ae.Rexpr)
+			}
+		}
 	}
 }
 
@@ -233,6 +244,7 @@ func (t *tests) compare(op string, col, other *pg_query.Node) {
 		t.maybe = true
 		return
 	}
+	t.picks = t.picks || op == "=" && pgsql.IsParam(other)
 	switch {
 	case name == "":
 	case name == t.c.holder && op == "=":
@@ -247,6 +259,7 @@ func (t *tests) compare(op string, col, other *pg_query.Node) {
 		if (op == ">" || op == ">=") && kind > t.clock && (t.clock == noClock || kind != paramClock) {
 			t.clock, t.clockText, t.clockLoc = kind, text, loc
 		}
+		t.lapsed = t.lapsed || (op == "<" || op == "<=") && kind != noClock
 	}
 }
 

@@ -69,14 +69,25 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 	if cols.heartbeat {
 		lapse = "clock_timestamp() minus the lease's interval"
 	}
-	for _, arm := range arms(where) {
+	all := arms(where)
+	takes := false // an arm takes over the rows whose lease has passed
+	for _, arm := range all {
 		tests := newTests(n, rel)
 		for _, c := range arm {
 			tests.add(c)
 		}
-		// A table without a holder column names its holder's row by the
-		// epoch it was given.
-		own := tests.holder || cols.holder == "" && tests.epoch
+		takes = takes || tests.lapsed
+	}
+	for _, arm := range all {
+		tests := newTests(n, rel)
+		for _, c := range arm {
+			tests.add(c)
+		}
+		// The holder's own row: named by the holder, or, in a table
+		// without a holder column, by the epoch it was given; or, beside
+		// an arm that takes over lapsed rows, the rows the caller names
+		// (WHERE expires_at < now() OR id = ANY($5): the leases it holds).
+		own := tests.holder || cols.holder == "" && tests.epoch || takes && tests.picks && !tests.lapsed
 		// An arm that matches the holder's row, or any row whatever its
 		// expiry (an extension only a holder sends), renews.
 		st.renews = st.renews || own || tests.clock == noClock && tests.paramText == "" && !tests.maybe

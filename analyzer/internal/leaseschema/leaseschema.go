@@ -270,7 +270,7 @@ func (l *learner) stmt(i int, s Stmt) {
 						}
 					}
 				}
-				l.write(t, targets(oc.TargetList), true, true, oc.WhereClause, ev)
+				l.write(t, conflictTargets(in), true, true, oc.WhereClause, ev)
 			}
 		case x.GetCreateStmt() != nil:
 			l.ddl(x.GetCreateStmt())
@@ -295,7 +295,7 @@ func (l *learner) stmt(i int, s Stmt) {
 		case x.GetUpdateStmt() != nil:
 			rel, as = x.GetUpdateStmt().Relation, targets(x.GetUpdateStmt().TargetList)
 		case x.GetInsertStmt() != nil && x.GetInsertStmt().OnConflictClause != nil:
-			rel, as = x.GetInsertStmt().Relation, targets(x.GetInsertStmt().OnConflictClause.TargetList)
+			rel, as = x.GetInsertStmt().Relation, conflictTargets(x.GetInsertStmt())
 		default:
 			return true
 		}
@@ -630,6 +630,26 @@ func targets(list []*pg_query.Node) []assignment {
 	return out
 }
 
+// conflictTargets returns the assignments of an INSERT's ON CONFLICT …
+// DO UPDATE SET, with EXCLUDED.col read as the value that the INSERT
+// proposed for col (SET expires_at = EXCLUDED.expires_at sets it from
+// the INSERT's now() + interval).
+func conflictTargets(in *pg_query.InsertStmt) []assignment {
+	as := targets(in.OnConflictClause.TargetList)
+	proposed := make(map[string]*pg_query.Node)
+	for _, a := range insertValues(in) {
+		if _, ok := proposed[a.col]; !ok {
+			proposed[a.col] = a.val
+		}
+	}
+	for i, a := range as {
+		if parts := pgsql.Ident(a.val); pgsql.IsExcluded(a.val) && proposed[parts[1]] != nil {
+			as[i].val = proposed[parts[1]]
+		}
+	}
+	return as
+}
+
 // insertValues returns the columns an INSERT sets with the values of its
 // VALUES rows, or of its SELECT's target list.
 func insertValues(in *pg_query.InsertStmt) []assignment {
@@ -642,9 +662,15 @@ func insertValues(in *pg_query.InsertStmt) []assignment {
 		rows = append(rows, r.GetList().GetItems())
 	}
 	if len(rows) == 0 && len(sel.TargetList) > 0 {
+		ctes := make(map[string]*pg_query.SelectStmt)
+		for _, c := range in.GetWithClause().GetCtes() {
+			if cte := c.GetCommonTableExpr(); cte != nil && cte.Ctequery.GetSelectStmt() != nil {
+				ctes[cte.Ctename] = cte.Ctequery.GetSelectStmt()
+			}
+		}
 		var row []*pg_query.Node
 		for _, t := range sel.TargetList {
-			row = append(row, t.GetResTarget().GetVal())
+			row = append(row, throughCTEs(ctes, sel, t.GetResTarget().GetVal(), 0))
 		}
 		rows = append(rows, row)
 	}
@@ -659,6 +685,45 @@ func insertValues(in *pg_query.InsertStmt) []assignment {
 		}
 	}
 	return out
+}
+
+// throughCTEs follows v, a value of sel's target list, through the common
+// table expressions it is read from (INSERT … SELECT ti.expires FROM
+// to_insert ti, with to_insert selecting $3::timestamptz AS expires), to
+// the expression that computes it; v itself where it is read from
+// anything else.
+func throughCTEs(ctes map[string]*pg_query.SelectStmt, sel *pg_query.SelectStmt, v *pg_query.Node, depth int) *pg_query.Node {
+	parts := pgsql.Ident(v)
+	if len(parts) == 0 || len(parts) > 2 || depth > len(ctes) {
+		return v
+	}
+	col := parts[len(parts)-1]
+	for _, f := range sel.FromClause {
+		rv := f.GetRangeVar()
+		if rv == nil || ctes[rv.Relname] == nil {
+			continue
+		}
+		if len(parts) == 2 && parts[0] != rv.Relname && (rv.Alias == nil || parts[0] != rv.Alias.Aliasname) {
+			continue
+		}
+		if len(parts) == 1 && len(sel.FromClause) > 1 {
+			return v // which of them: unknown
+		}
+		from := ctes[rv.Relname]
+		for _, t := range from.TargetList {
+			rt := t.GetResTarget()
+			name := rt.GetName()
+			if name == "" {
+				if p := pgsql.Ident(rt.GetVal()); len(p) > 0 {
+					name = p[len(p)-1]
+				}
+			}
+			if name == col {
+				return throughCTEs(ctes, from, rt.GetVal(), depth+1)
+			}
+		}
+	}
+	return v
 }
 
 // Relations maps each name that raw's relations go by (their names and

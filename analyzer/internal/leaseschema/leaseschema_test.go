@@ -233,6 +233,30 @@ func TestInfer(t *testing.T) {
 			want: "entity_execution_lock(-, locked_by, heartbeat:last_lock_time)",
 		},
 		{
+			name: "an upsert that takes lapsed rows sets the expiry from EXCLUDED, the value its INSERT proposed",
+			sql: []string{
+				`INSERT INTO "Lease" ("expiresAt", "tenantId", "resourceId", "kind")
+				 SELECT now() + COALESCE($1::interval, '30 seconds'::interval), $2::uuid, input."resourceId", $3::"LeaseKind" FROM (SELECT unnest($4::text[]) AS "resourceId") AS input
+				 ON CONFLICT ("tenantId", "kind", "resourceId") DO UPDATE SET "expiresAt" = EXCLUDED."expiresAt"
+				 WHERE "Lease"."expiresAt" < now() OR "Lease"."id" = ANY($5::bigint[])`,
+				`DELETE FROM "Lease" WHERE "id" = ANY($1::bigint[])`,
+			},
+			want: "Lease(-, -, expiresAt)",
+		},
+		{
+			name: "an upsert whose values come through common table expressions",
+			sql: []string{
+				`WITH inputs AS (SELECT $2::DATE AS key, $1::UUID AS lease_process_id, $3::TIMESTAMPTZ AS lease_expires_at),
+				 to_insert AS (SELECT key, lease_process_id, lease_expires_at FROM inputs)
+				 INSERT INTO cutover_job (key, lease_process_id, lease_expires_at)
+				 SELECT ti.key, ti.lease_process_id, ti.lease_expires_at FROM to_insert ti
+				 ON CONFLICT (key) DO UPDATE SET lease_process_id = EXCLUDED.lease_process_id, lease_expires_at = EXCLUDED.lease_expires_at
+				 WHERE cutover_job.lease_expires_at < NOW() OR cutover_job.lease_process_id = $1::UUID`,
+				`UPDATE cutover_job SET is_completed = TRUE WHERE key = $1::DATE`,
+			},
+			want: "cutover_job(lease_process_id, -, lease_expires_at)",
+		},
+		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
 			sql: []string{
 				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,
