@@ -116,7 +116,7 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		for _, a := range common.Args {
 			f.sink(a, instr, "an argument of "+m.Name()+", which builds SQL", stamp)
 		}
-	} else if m := f.c.sqlInterfaceCall(common); m != nil {
+	} else if m := f.c.sqlInterfaceCall(common, instr.Pos()); m != nil {
 		result = sqlResult(result, via)
 		name := shortName(m)
 		f.runsSQL(instr, name)

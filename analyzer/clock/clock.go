@@ -5,6 +5,7 @@ package clock
 import (
 	"cmp"
 	"fmt"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -107,6 +108,9 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		c.markedInterfaces()
 		build := pass.ResultOf[lazyssa.Analyzer].(*lazyssa.SSA)
 		if res.Lease {
+			if cfg.Lease.Explain {
+				c.explained = make(map[*types.TypeName]token.Pos)
+			}
 			c.fieldFlow = true
 			c.ssa = build.Production() // the rule checks no test files
 			c.run(res, c.ssa)
@@ -164,6 +168,10 @@ type checker struct {
 
 	interfaces map[string]bool // -clock.sql-interfaces
 	fence      config.Fence    // the lease table's names, for stamps
+
+	// Under -lease.explain, in a lease package: the interfaces whose
+	// calls were taken for SQL calls, and the first such call.
+	explained map[*types.TypeName]token.Pos
 
 	// In a lease package: its SSA, and what its SQL says of which tables'
 	// times matter (built when a clock first reaches SQL).
@@ -225,6 +233,7 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 		rep.Report(d)
 	}
 	rep.Finish()
+	c.explain()
 }
 
 // summarize runs the dataflow over every function of info until nothing

@@ -1,10 +1,13 @@
 package clock
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
+	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
 // sqlDirective marks an interface whose methods execute SQL, in the
@@ -117,24 +121,34 @@ func (c *checker) sqlInterfaceMethod(fn *types.Func) bool {
 
 // sqlInterface reports whether named is an interface that executes SQL.
 func (c *checker) sqlInterface(named *types.Named) bool {
+	_, ok := c.sqlInterfaceWhy(named)
+	return ok
+}
+
+// sqlInterfaceWhy says why named is an interface that executes SQL: the
+// setting, the directive, or the method that makes it a database handle.
+func (c *checker) sqlInterfaceWhy(named *types.Named) (string, bool) {
 	if named == nil || !types.IsInterface(named) {
-		return false
+		return "", false
 	}
 	obj := named.Origin().Obj()
 	if obj.Pkg() == nil {
-		return false
+		return "", false
 	}
 	if c.interfaces[obj.Pkg().Path()+"."+obj.Name()] {
-		return true
+		return "-clock.sql-interfaces names it", true
 	}
 	if c.pass.ImportObjectFact(obj, new(SQLInterface)) {
-		return true
+		return "its declaration carries //leaseguard:sql", true
 	}
 	// Without a setting: an interface that is a database handle by its
 	// own methods (a raw Exec beside LeaderAttemptReelect, writes that
 	// return sql.Result).
 	iface, _ := named.Underlying().(*types.Interface)
-	return iface != nil && sqlcall.Database(iface)
+	if iface == nil {
+		return "", false
+	}
+	return sqlcall.Database(iface)
 }
 
 // sqlInterfaceCall returns the method that call invokes on an interface
@@ -142,16 +156,39 @@ func (c *checker) sqlInterface(named *types.Named) bool {
 // or the value it is called on has such a type (the method may come from
 // an interface it embeds); either way the method may send a statement by
 // its signature. Now() time.Time of a clock that the interface embeds is
-// not one: it reads the clock.
-func (c *checker) sqlInterfaceCall(call *ssa.CallCommon) *types.Func {
+// not one: it reads the clock. Under -lease.explain the interface is
+// recorded, to be listed.
+func (c *checker) sqlInterfaceCall(call *ssa.CallCommon, at token.Pos) *types.Func {
 	if !call.IsInvoke() {
 		return nil
 	}
-	if c.sqlInterfaceMethod(call.Method) {
-		return call.Method
+	var named *types.Named
+	switch {
+	case c.sqlInterfaceMethod(call.Method):
+		named = typesx.RecvNamed(call.Method)
+	default:
+		named, _ = call.Value.Type().(*types.Named)
+		if !c.sqlInterface(named) || !sqlcall.Sends(call.Method) {
+			return nil
+		}
 	}
-	if named, ok := call.Value.Type().(*types.Named); ok && c.sqlInterface(named) && sqlcall.Sends(call.Method) {
-		return call.Method
+	if c.explained != nil {
+		obj := named.Origin().Obj()
+		if _, ok := c.explained[obj]; !ok {
+			c.explained[obj] = at
+		}
 	}
-	return nil
+	return call.Method
+}
+
+// explain lists, under -lease.explain, the interfaces whose method calls
+// the rule took for SQL calls, each at its first such call, and why.
+func (c *checker) explain() {
+	objs := slices.Collect(maps.Keys(c.explained))
+	slices.SortFunc(objs, func(a, b *types.TypeName) int { return cmp.Compare(c.explained[a], c.explained[b]) })
+	for _, obj := range objs {
+		why, _ := c.sqlInterfaceWhy(obj.Type().(*types.Named))
+		c.pass.Report(analysis.Diagnostic{Pos: c.explained[obj], Category: lease.ExplainCategory,
+			Message: fmt.Sprintf("explain: the methods of %s.%s that may send a statement are taken for SQL calls: %s", obj.Pkg().Name(), obj.Name(), why)})
+	}
 }

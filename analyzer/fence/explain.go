@@ -15,10 +15,6 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
-// ExplainCategory is the category of the notes that -lease.explain adds:
-// not findings, and not counted as such by the standalone command.
-const ExplainCategory = "explain"
-
 // unread is an SQL call whose text the rule did not check, and why.
 type unread struct {
 	pos token.Pos
@@ -46,7 +42,7 @@ func (c *checker) explain(sites []*site) {
 		if !pos.IsValid() {
 			pos = pkgPos
 		}
-		c.pass.Report(analysis.Diagnostic{Pos: pos, Category: ExplainCategory, Message: "explain: " + msg, Related: related})
+		c.pass.Report(analysis.Diagnostic{Pos: pos, Category: lease.ExplainCategory, Message: "explain: " + msg, Related: related})
 	}
 
 	var leases []string

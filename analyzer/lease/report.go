@@ -109,6 +109,12 @@ func (rep *Reporter) Report(d analysis.Diagnostic) {
 // the standalone command prints it and does not count it as one.
 const NoteCategory = "note"
 
+// ExplainCategory is the category of what -lease.explain adds: what a
+// rule understood of a lease package (its lease tables, the interfaces it
+// takes for SQL). Not a finding, and never counted as one by the
+// standalone command.
+const ExplainCategory = "explain"
+
 // ReportRangef reports a formatted diagnostic at rng (see Report).
 func (rep *Reporter) ReportRangef(rng analysis.Range, format string, args ...any) {
 	rep.Report(analysis.Diagnostic{Pos: rng.Pos(), End: rng.End(), Message: fmt.Sprintf(format, args...)})

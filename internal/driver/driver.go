@@ -89,7 +89,7 @@ func Main() {
 // explain spells the standalone command's -explain as the setting it
 // stands for, -lease.explain, which go vet passes on to the rules: what
 // they understood of each lease package is printed beside the findings
-// (see [fence.ExplainCategory]), and is not counted as a finding.
+// (see [lease.ExplainCategory]), and is not counted as a finding.
 func explain(args []string) {
 	for i, a := range args {
 		switch a {

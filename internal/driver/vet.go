@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
-	"github.com/leaseguard/leaseguard/analyzer/fence"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
@@ -74,7 +73,7 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 		for _, r := range d.Related {
 			fmt.Fprintf(stderr, "%s: \t%s\n", r.Posn, r.Message)
 		}
-		if d.Category != fence.ExplainCategory && d.Category != lease.NoteCategory {
+		if d.Category != lease.ExplainCategory && d.Category != lease.NoteCategory {
 			findings++
 		}
 	}

@@ -169,27 +169,28 @@ func answer(t types.Type) bool {
 // returns a database's answer (a repository whose writes return
 // sql.Result), or takes a database handle to run on (a query interface
 // whose methods take the session or transaction). The methods of such an
-// interface that [Sends] are taken to send SQL.
-func Database(iface *types.Interface) bool {
+// interface that [Sends] are taken to send SQL. because says which method
+// shows it, and how; "" when none does.
+func Database(iface *types.Interface) (because string, ok bool) {
 	for i := range iface.NumMethods() {
 		m := iface.Method(i)
 		if Method(m) {
-			return true
+			return "its method " + m.Name() + " takes SQL text and its arguments", true
 		}
 		res := m.Signature().Results()
 		for j := range res.Len() {
 			if answer(res.At(j).Type()) {
-				return true
+				return "its method " + m.Name() + " returns " + types.TypeString(res.At(j).Type(), (*types.Package).Name) + ", a database's answer", true
 			}
 		}
 		params := m.Signature().Params()
 		for j := range params.Len() {
 			if handle(params.At(j).Type()) {
-				return true
+				return "its method " + m.Name() + " takes " + types.TypeString(params.At(j).Type(), (*types.Package).Name) + ", a database handle", true
 			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // handles are the types of a connection, pool, transaction or session.

@@ -58,3 +58,15 @@ func (l *Locks) Exec(ctx context.Context, query string) error {
 	_, err := l.DB.ExecContext(ctx, query)
 	return err
 }
+
+// History is where a job's past locks are kept: an interface whose
+// method returns a database's answer, so its calls are SQL calls.
+type History interface {
+	Record(ctx context.Context, job, worker string) (sql.Result, error)
+}
+
+// Record keeps the lock in h.
+func (l *Locks) Record(ctx context.Context, h History, job, worker string) error {
+	_, err := h.Record(ctx, job, worker)
+	return err
+}
