@@ -102,6 +102,18 @@ type Config struct {
 	// ErrTakeoverBlocked until the idle timeout ends them. Default false.
 	TerminateBlockers bool
 
+	// AllowAsyncCommit lets [Open] go on where the database can lose
+	// commits that it acknowledged, which it otherwise refuses with an
+	// error wrapping ErrAsyncCommit: standbys stream from it and none is
+	// synchronous (a failover to one of them can lose the last
+	// acquisitions and grant an epoch twice), or synchronous_commit is off
+	// for the lease's sessions (a crash of the server loses the last
+	// commits), or local while synchronous_standby_names names a standby.
+	// Set it only where the lease need not survive such a failover or
+	// crash: epochs can then be granted twice, and acknowledged writes
+	// lost (see the package doc's Guarantees). Default false.
+	AllowAsyncCommit bool
+
 	// Policy says when the epoch changes. Default (the zero value) PerTerm.
 	Policy EpochPolicy
 

@@ -47,9 +47,18 @@
 // the schema's triggers refuse DELETE, TRUNCATE, a rename and an epoch
 // moved back, and [Manager.CheckSchema] fails without them.
 //
-// All of this holds on one database history: a single primary, or failover
-// only to a synchronous standby (synchronous_commit on, and a
-// synchronous_standby_names the failover manager promotes from).
+// All of this holds on one database history, which a database that never
+// loses a commit it acknowledged keeps: a single primary whose lease
+// sessions commit with synchronous_commit on (or local, the same there),
+// or a primary with standbys that acknowledges a commit only once a
+// synchronous standby has it (synchronous_standby_names naming the
+// standbys, synchronous_commit on, remote_write or remote_apply), failing
+// over only to a synchronous standby. [Open] checks what the server shows
+// of that ([Manager.CheckDurability]) and refuses, with an error wrapping
+// [ErrAsyncCommit], a primary from which standbys stream while none is
+// synchronous, and lease sessions whose synchronous_commit is off, or
+// local while a synchronous standby is named; Config.AllowAsyncCommit
+// accepts the risk. [New] does no I/O and checks nothing.
 //
 // # Non-guarantees
 //
@@ -59,7 +68,13 @@
 // next acquisition grants an epoch already granted, to another holder, and
 // writes acknowledged under the first grant are gone. The fence still
 // refuses the first holder's later writes, since it tests the holder too,
-// but epochs are reused across such a failover.
+// but epochs are reused across such a failover. Open's check cannot see a
+// standby that is not streaming when it runs, which standby a failover
+// manager will promote, or a restore; with AllowAsyncCommit set it does
+// not refuse at all. The epoch does not carry the server's timeline: a
+// promotion's new timeline is not greater than every earlier one (two
+// standbys promoted apart both take the next), and it would not bring
+// back the lost writes.
 //
 // A fenced transaction whose client stops talking (a holder partitioned from
 // the database) holds the lease row's lock until the server ends its session

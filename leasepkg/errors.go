@@ -64,6 +64,17 @@ var (
 	// and fence it at its top level, before any savepoint.
 	ErrSavepoint = errors.New("fence inside a savepoint: rolling back to it would release the lease row's lock")
 
+	// ErrAsyncCommit means the database acknowledges commits that a crash
+	// or a failover can lose: standbys stream from it and none is
+	// synchronous, or synchronous_commit is off for the lease's sessions
+	// (or local, while a synchronous standby is named). A lost commit can
+	// be an acquisition: the next one grants its epoch again, to another
+	// holder, and writes acknowledged under the first grant are gone.
+	// [Open] and [Manager.CheckDurability] return it, unless
+	// Config.AllowAsyncCommit accepts that; the error that wraps it says
+	// what it found and how to fix it.
+	ErrAsyncCommit = errors.New("the database can lose commits it acknowledged, and with them a granted epoch")
+
 	// ErrClosed means the Manager was closed.
 	ErrClosed = errors.New("lease manager closed")
 )

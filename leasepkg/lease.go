@@ -61,7 +61,11 @@ type Manager struct {
 // creates and checks it. A schema that the previous version of this
 // package made (it lacks everything this version added, and nothing else)
 // opens, and [Manager.Migrate] brings it up to date; run it before
-// acquiring. The context governs connecting and the check.
+// acquiring. Before the schema, Open checks that the database cannot lose
+// the commits it acknowledges, as [Manager.CheckDurability] does, and
+// fails with an error wrapping ErrAsyncCommit if it can (asynchronous
+// standbys, synchronous_commit off), unless cfg.AllowAsyncCommit is set.
+// The context governs connecting and the checks.
 func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.DSN == "" {
 		return nil, errors.New("lease config: dsn must not be empty")
@@ -83,6 +87,12 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m.owned = true
+	if !cfg.AllowAsyncCommit {
+		if err := m.CheckDurability(ctx); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("open lease database: %w", err)
+		}
+	}
 	exists, err := leaseTableExists(ctx, pool)
 	if err == nil && exists {
 		var problems []problem
@@ -101,7 +111,9 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 // New returns a Manager that makes fenced writes on pool, which the caller
 // keeps and closes after the Manager. Renewals run on a small pool of their
 // own with pool's connection settings, so that a saturated pool cannot delay
-// them. cfg.DSN is ignored.
+// them. cfg.DSN is ignored. New does no I/O, and so checks neither the
+// schema nor durability: call [Manager.CheckDurability] and
+// [Manager.Migrate] or [Manager.CheckSchema] before acquiring.
 func New(pool *pgxpool.Pool, cfg Config) (*Manager, error) {
 	cfg.DSN = ""
 	if err := cfg.Validate(); err != nil {
