@@ -12,24 +12,16 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/pgtest"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
 const batchSize = 100
 
-// The unfenced baselines: the same rows in the same transaction shape as the
-// fenced writes (a lone statement for one order; begin, insert and commit
-// in one round trip for a batch), without the fence.
-const (
-	plainInsertSQL = `INSERT INTO orders (lease_name, epoch, holder, order_key, payload)
-VALUES ($1, $3, $2, $4, $5)`
-	plainBatchSQL = `INSERT INTO orders (lease_name, epoch, holder, order_key, payload)
-SELECT $1::text, $3::bigint, $2::text, o.order_key, o.payload
-  FROM unnest($4::text[], $5::text[]) AS o(order_key, payload)`
-)
-
-// BenchmarkAppend compares fenced writes with unfenced inserts of the same
+// BenchmarkAppend compares fenced writes (examples/orders through
+// Manager.Tx: BEGIN, the fence, the insert, COMMIT) with the same
+// transaction without the fence (BEGIN, the insert, COMMIT), of the same
 // rows on the same database, with 1 and 8 concurrent writers under one
 // lease. An op is one transaction: one order (single) or batchSize orders
 // (batch). bench/append.sh turns the figures into ratios.
@@ -51,23 +43,20 @@ func benchAppend(b *testing.B, shape string, writers int, kind string) {
 	var seq atomic.Int64
 	key := func() string { return fmt.Sprintf("%s-%d", b.Name(), seq.Add(1)) }
 	write := func() error {
-		switch shape + "/" + kind {
-		case "single/fenced":
-			return m.AppendOrder(ctx, l, leasepkg.Order{Key: key(), Payload: "item"})
-		case "single/plain":
-			_, err := pool.Exec(ctx, plainInsertSQL, l.Name, l.Holder, l.Epoch, key(), "item")
-			return err
+		n := 1
+		if shape == "batch" {
+			n = batchSize
 		}
-		orders := make([]leasepkg.Order, batchSize)
-		keys, payloads := make([]string, batchSize), make([]string, batchSize)
-		for i := range orders {
-			orders[i] = leasepkg.Order{Key: key(), Payload: "item"}
-			keys[i], payloads[i] = orders[i].Key, "item"
+		batch := make([]orders.Order, n)
+		for i := range batch {
+			batch[i] = orders.Order{Key: key(), Payload: "item"}
 		}
 		if kind == "fenced" {
-			return m.AppendOrders(ctx, l, orders)
+			return orders.AppendOrders(ctx, m, l, batch)
 		}
-		return plainTx(ctx, pool, plainBatchSQL, l.Name, l.Holder, l.Epoch, keys, payloads)
+		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
+			return orders.Insert(ctx, tx, l, batch...)
+		})
 	}
 
 	var ops atomic.Int64
@@ -95,20 +84,6 @@ func benchAppend(b *testing.B, shape string, writers int, kind string) {
 		rows = batchSize
 	}
 	b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "orders/s")
-}
-
-// plainTx mirrors AppendOrders' transaction without the fence: BEGIN, the
-// statement and COMMIT in one round trip.
-func plainTx(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) error {
-	batch := &pgx.Batch{}
-	batch.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	batch.Queue(sql, args...)
-	batch.Queue("COMMIT")
-	br := pool.SendBatch(ctx, batch)
-	tx := br.Tx()
-	err := br.Close()
-	_ = tx.Rollback(ctx) // after the COMMIT, only returns the connection
-	return err
 }
 
 // BenchmarkRenew measures one renewal's round trip, as Hold sends it, and
@@ -143,6 +118,9 @@ func benchLease(b *testing.B, writers int) (*pgxpool.Pool, *leasepkg.Manager, le
 	}
 	b.Cleanup(m.Close)
 	if err := m.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := orders.Migrate(ctx, pool); err != nil {
 		b.Fatal(err)
 	}
 	l, err := m.Acquire(ctx)

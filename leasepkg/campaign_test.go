@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -45,7 +46,7 @@ func TestCampaignAfterSlowAttempt(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- a.Campaign(ctx, func(ctx context.Context, term *leasepkg.Term) error {
-			return term.AppendOrder(ctx, order(1))
+			return orders.AppendOrder(ctx, a, term.Lease(), order(1))
 		})
 	}()
 	// The first attempt waits for the only connection for several TTLs.

@@ -3,23 +3,23 @@
 // Package leasepkg is a lease on PostgreSQL whose fencing tokens are checked
 // by the database in the same transaction as the write they guard.
 //
-// One database holds the lease rows (worker_leases) and the rows they guard
-// (orders, or the caller's own tables). A holder acquires a lease
-// ([Manager.Acquire], [Manager.Hold], or [Manager.Campaign], which waits)
-// and gets an epoch, the fencing token. A write under the lease is fenced:
-// [Manager.AppendOrder] is one INSERT ... SELECT ... WHERE EXISTS that lands
-// only if the lease row still names this holder at exactly that epoch and has
-// not expired by the database's clock; [Manager.Fence] makes the same test,
-// holding the row's lock, as the first statement of the caller's own
-// transaction, and [Manager.Tx] wraps a transaction in it.
+// One database holds the lease rows (worker_leases) and the caller's own
+// tables that they guard. A holder acquires a lease ([Manager.Acquire],
+// [Manager.Hold], or [Manager.Campaign], which waits) and gets an epoch,
+// the fencing token. A write under the lease is fenced: [Manager.Fence],
+// the first statement of the caller's transaction, goes on only if the
+// lease row still names this holder at exactly that epoch and has not
+// expired by the database's clock, and holds the row's lock until the
+// transaction ends; [Manager.Tx] wraps a transaction in it. The module's
+// examples/orders is such a table, with its writes.
 // [Manager.Leader] and [Manager.Observe] say who leads.
 //
 // # Guarantees
 //
-// No order lands under a stale epoch: every order with epoch N commits
-// before the acquisition of epoch N+1 commits, whatever the holder's
-// process, clock or network does. A fenced statement writes only if, when it
-// runs, the lease row says epoch N, this holder, unexpired by
+// No fenced write lands under a stale epoch: every transaction fenced at
+// epoch N commits before the acquisition of epoch N+1 commits, whatever
+// the holder's process, clock or network does. The fence goes on only if,
+// when it runs, the lease row says epoch N, this holder, unexpired by
 // clock_timestamp(); it then holds FOR KEY SHARE on the lease row until its
 // transaction ends, and every change of the epoch locks the row FOR UPDATE,
 // so it waits for that transaction. A paused, partitioned or slow holder's
@@ -30,12 +30,12 @@
 // expires_at has passed, though never after another holder's acquisition,
 // which waits for it (at most LockTimeout, after which the acquisition fails).
 //
-// Fenced statements must run under READ COMMITTED, PostgreSQL's default:
+// Fenced transactions must run under READ COMMITTED, PostgreSQL's default:
 // under REPEATABLE READ or SERIALIZABLE the fence would read the lease row as
 // of the transaction's snapshot. The package's own transactions ask for READ
-// COMMITTED; a fenced write in the caller's transaction checks the level in
+// COMMITTED; the fence checks the level of the caller's transaction in
 // the same round trip, [Manager.Migrate] and [Open] check the session's
-// default, and a serialization failure of a fenced statement is reported as
+// default, and a serialization failure of the fence is reported as
 // [ErrIsolation].
 //
 // The guarantee covers only writes made through the fence, to tables in the

@@ -39,11 +39,8 @@ var (
 	// its key before retrying it.
 	ErrOutcomeUnknown = errors.New("outcome unknown: the commit was not confirmed")
 
-	// ErrDuplicateOrder means an order with the same key was already written.
-	ErrDuplicateOrder = errors.New("duplicate order key")
-
-	// ErrSchema means the lease or order table differs from what the fence
-	// needs (a column's type, a unique index), so that fenced writes could
+	// ErrSchema means the lease table differs from what the fence needs (a
+	// column's type, a unique index, a trigger), so that fenced writes could
 	// land under a stale epoch. The error that wraps it says what differs.
 	ErrSchema = errors.New("lease schema cannot hold the fence")
 

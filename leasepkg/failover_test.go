@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/faults"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -57,7 +58,7 @@ func TestPartitionWithOpenTransaction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := a.AppendOrderTx(ctx, tx, la, order(1)); err != nil {
+			if err := orders.AppendOrderTx(ctx, a, tx, la, order(1)); err != nil {
 				t.Fatal(err)
 			}
 			heal := proxy.Partition()

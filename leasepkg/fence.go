@@ -2,9 +2,11 @@ package leasepkg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Fence fences the caller's transaction tx by l: it takes the lease row FOR
@@ -38,7 +40,7 @@ func (m *Manager) Fence(ctx context.Context, tx pgx.Tx, l Lease) error {
 	var iso string
 	var fenced, nested bool
 	b := &pgx.Batch{}
-	b.Queue(fenceSQL, m.idleInTxSetting(), l.Name, l.Holder, l.Epoch)
+	b.Queue(m.fenceStmt, m.idleInTxSetting(), l.Name, l.Holder, l.Epoch)
 	b.Queue(subtransactionSQL)
 	br := tx.SendBatch(ctx, b)
 	err := br.QueryRow().Scan(&iso, nil, nil, &fenced)
@@ -102,4 +104,14 @@ func (t *Term) Fence(ctx context.Context, tx pgx.Tx) error {
 // [Manager.Tx]).
 func (t *Term) Tx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
 	return t.m.Tx(ctx, t.Lease(), fn)
+}
+
+// writeError maps a serialization failure of a fenced statement to
+// ErrIsolation.
+func writeError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "40001" { // serialization_failure
+		return fmt.Errorf("%w: %w", ErrIsolation, err)
+	}
+	return err
 }

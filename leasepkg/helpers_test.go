@@ -8,13 +8,15 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/pgtest"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
 const leaseName = "orders"
 
-// db is one test's database: a pool on a fresh, migrated database, and
+// db is one test's database: a pool on a fresh, migrated database with the
+// lease table and the orders table that examples/orders guards, and
 // helpers that act on it behind the lease package's back.
 type db struct {
 	t    testing.TB
@@ -25,6 +27,9 @@ func newDB(t testing.TB) *db {
 	t.Helper()
 	d := &db{t: t, pool: pgtest.Pool(t)}
 	if err := d.manager("migrator", nil).Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := orders.Migrate(context.Background(), d.pool); err != nil {
 		t.Fatal(err)
 	}
 	return d
@@ -114,6 +119,10 @@ SELECT count(*) FROM orders o JOIN worker_leases l ON l.name = o.lease_name
    AND pg_xact_commit_timestamp(o.xmin) > pg_xact_commit_timestamp(l.xmin)`)
 }
 
+// fenceStatement is how the fence's statement starts, as pg_stat_activity
+// shows it.
+const fenceStatement = "SELECT current_setting('transaction_isolation'),"
+
 // waitUntilNone waits until no backend runs a statement that starts with
 // prefix, or fails the test after a deadline.
 func (d *db) waitUntilNone(prefix string) {
@@ -154,6 +163,6 @@ func (d *db) poll(what, sql string, args ...any) {
 	}
 }
 
-func order(i int) leasepkg.Order {
-	return leasepkg.Order{Key: fmt.Sprintf("order-%d", i), Payload: "item"}
+func order(i int) orders.Order {
+	return orders.Order{Key: fmt.Sprintf("order-%d", i), Payload: "item"}
 }

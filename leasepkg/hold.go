@@ -24,16 +24,6 @@ type Term struct {
 // Lease returns the current fencing token.
 func (t *Term) Lease() Lease { return *t.lease.Load() }
 
-// AppendOrder writes o fenced by the current lease (see [Manager.AppendOrder]).
-func (t *Term) AppendOrder(ctx context.Context, o Order) error {
-	return t.m.AppendOrder(ctx, t.Lease(), o)
-}
-
-// AppendOrders writes orders fenced by the current lease (see [Manager.AppendOrders]).
-func (t *Term) AppendOrders(ctx context.Context, orders []Order) error {
-	return t.m.AppendOrders(ctx, t.Lease(), orders)
-}
-
 // Hold acquires the lease, renews it every RenewInterval, and runs fn while
 // it holds. fn's context is cancelled the moment the lease is lost: when a
 // renewal finds the lease expired or taken, or when no renewal has been

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -44,7 +45,7 @@ func TestHold(t *testing.T) {
 			})
 		})
 		err := m.Hold(ctx, func(ctx context.Context, term *leasepkg.Term) error {
-			if err := term.AppendOrder(ctx, order(1)); err != nil {
+			if err := orders.AppendOrder(ctx, m, term.Lease(), order(1)); err != nil {
 				return err
 			}
 			d.exec(`UPDATE worker_leases SET holder = 'thief', epoch = epoch + 1`)
@@ -52,7 +53,7 @@ func TestHold(t *testing.T) {
 			if !errors.Is(context.Cause(ctx), leasepkg.ErrLeaseLost) {
 				t.Errorf("cause %v, want ErrLeaseLost", context.Cause(ctx))
 			}
-			if err := term.AppendOrder(context.Background(), order(2)); !errors.Is(err, leasepkg.ErrStaleFence) {
+			if err := orders.AppendOrder(context.Background(), m, term.Lease(), order(2)); !errors.Is(err, leasepkg.ErrStaleFence) {
 				t.Errorf("write after the theft: %v, want ErrStaleFence", err)
 			}
 			return ctx.Err()
@@ -99,7 +100,7 @@ func TestHold(t *testing.T) {
 		var held leasepkg.Lease
 		err := m.Hold(ctx, func(ctx context.Context, term *leasepkg.Term) error {
 			held = term.Lease()
-			return term.AppendOrders(ctx, []leasepkg.Order{order(1), order(2)})
+			return orders.AppendOrders(ctx, m, term.Lease(), []orders.Order{order(1), order(2)})
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +111,7 @@ func TestHold(t *testing.T) {
 		if n := d.orders(); n != 2 {
 			t.Fatalf("%d orders, want 2", n)
 		}
-		if err := m.AppendOrder(ctx, held, order(3)); !errors.Is(err, leasepkg.ErrStaleFence) {
+		if err := orders.AppendOrder(ctx, m, held, order(3)); !errors.Is(err, leasepkg.ErrStaleFence) {
 			t.Fatalf("write after release: %v, want ErrStaleFence", err)
 		}
 	})
@@ -148,7 +149,7 @@ func TestHold(t *testing.T) {
 		err := m.Hold(ctx, func(ctx context.Context, term *leasepkg.Term) error {
 			// Write until several TTLs' worth of renewals have passed.
 			for i := 0; renewed.Load() < 15; i++ {
-				if err := term.AppendOrder(ctx, order(i)); err != nil {
+				if err := orders.AppendOrder(ctx, m, term.Lease(), order(i)); err != nil {
 					return err
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -26,7 +27,7 @@ func TestIsolation(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tx.Rollback(ctx)
-			if err := m.AppendOrderTx(ctx, tx, l, order(1)); !errors.Is(err, leasepkg.ErrIsolation) {
+			if err := orders.AppendOrderTx(ctx, m, tx, l, order(1)); !errors.Is(err, leasepkg.ErrIsolation) {
 				t.Fatalf("AppendOrderTx: %v, want ErrIsolation", err)
 			}
 		})
@@ -55,17 +56,18 @@ func TestIsolation(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.poll("the snapshot's expiry to pass", `SELECT clock_timestamp() > $1::timestamptz`, old)
-		err = m.AppendOrderTx(ctx, tx, l, order(1))
+		err = orders.AppendOrderTx(ctx, m, tx, l, order(1))
 		if errors.Is(err, leasepkg.ErrStaleFence) || !errors.Is(err, leasepkg.ErrIsolation) {
 			t.Fatalf("AppendOrderTx of the valid holder: %v, want ErrIsolation", err)
 		}
 	})
 
-	// A lone fenced statement is its own transaction at the session's
-	// default level. Under REPEATABLE READ, a change of the lease row that
-	// commits while the statement waits for the row's lock (an extension
-	// that locked the row FOR UPDATE) makes the lock fail with 40001, where
-	// READ COMMITTED would re-read the row and write.
+	// A default of REPEATABLE READ: Migrate and CheckSchema refuse it,
+	// since a transaction begun at the default cannot be fenced; the
+	// package's own transactions ask for READ COMMITTED, so a fenced Tx
+	// whose fence waits for a change of the lease row (an extension that
+	// locked the row FOR UPDATE) re-reads the row and writes, where under
+	// REPEATABLE READ the lock would fail with 40001.
 	t.Run("a default of repeatable read", func(t *testing.T) {
 		t.Parallel()
 		migrated := newDB(t)
@@ -95,14 +97,25 @@ func TestIsolation(t *testing.T) {
 		if _, err := renewal.Exec(ctx, `UPDATE worker_leases SET expires_at = clock_timestamp() + interval '1 minute'`); err != nil {
 			t.Fatal(err)
 		}
+		// Tx asks for READ COMMITTED whatever the default: its fence
+		// waits for the renewal, re-reads the row and writes.
 		wrote := make(chan error, 1)
-		go func() { wrote <- m.AppendOrder(ctx, l, order(1)) }()
-		d.waitForLockWait("INSERT INTO orders")
+		go func() { wrote <- orders.AppendOrder(ctx, m, l, order(1)) }()
+		d.waitForLockWait(fenceStatement)
 		if err := renewal.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := <-wrote; !errors.Is(err, leasepkg.ErrIsolation) {
-			t.Fatalf("AppendOrder across a renewal: %v, want ErrIsolation", err)
+		if err := <-wrote; err != nil {
+			t.Fatalf("a fenced Tx across a renewal: %v", err)
+		}
+		// A transaction begun at the default is refused.
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if err := m.Fence(ctx, tx, l); !errors.Is(err, leasepkg.ErrIsolation) {
+			t.Fatalf("Fence in a transaction begun at the default: %v, want ErrIsolation", err)
 		}
 	})
 }

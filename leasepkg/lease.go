@@ -48,10 +48,9 @@ type Manager struct {
 	// again, and so resumes the lease if that acquisition committed.
 	unconfirmedTerm atomic.Pointer[string]
 
-	// The fenced statements, and the statement that prepares the caller's
-	// transaction for a fence: set by New, and weakened only by Weaken
-	// (weaken.go, in builds with the leaseguard_weaken tag).
-	appendSQL, appendBatchSQL, sessionSQL string
+	// fenceStmt is the fence (fenceSQL): set by New, and weakened only by
+	// Weaken (weaken.go, in builds with the leaseguard_weaken tag).
+	fenceStmt string
 }
 
 // Open connects to cfg.DSN and returns a Manager that owns the connection
@@ -126,12 +125,10 @@ func New(pool *pgxpool.Pool, cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("renewal pool: %w", err)
 	}
 	m := &Manager{
-		cfg:            cfg,
-		pool:           pool,
-		renew:          renew,
-		appendSQL:      appendOrderSQL,
-		appendBatchSQL: appendOrdersSQL,
-		sessionSQL:     fenceSessionSQL,
+		cfg:       cfg,
+		pool:      pool,
+		renew:     renew,
+		fenceStmt: fenceSQL,
 	}
 	if cfg.Observer != nil {
 		m.events = newEventQueue(cfg.Observer)
@@ -179,7 +176,7 @@ func (m *Manager) idleInTxSetting() string {
 // ttlMillis is the TTL as the SQL takes it; Validate made it whole milliseconds.
 func (m *Manager) ttlMillis() int64 { return m.cfg.TTL.Milliseconds() }
 
-// Migrate creates the lease and order tables if they do not exist, adds
+// Migrate creates the lease table if it does not exist, adds
 // what an earlier version's tables lack (the term column, and each of the
 // triggers that keep epochs growing that is missing; an existing trigger is
 // left as it is), then checks them as [Manager.CheckSchema] does: tables made earlier, or changed

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -114,7 +115,7 @@ func TestRelease(t *testing.T) {
 	if n := d.count(`SELECT count(*) FROM worker_leases`); n != 1 {
 		t.Fatalf("release left %d lease rows, want the row kept (expired)", n)
 	}
-	if err := a.AppendOrder(ctx, la, order(1)); !errors.Is(err, leasepkg.ErrStaleFence) {
+	if err := orders.AppendOrder(ctx, a, la, order(1)); !errors.Is(err, leasepkg.ErrStaleFence) {
 		t.Fatalf("write after release: %v, want ErrStaleFence", err)
 	}
 	lb, err := b.Acquire(ctx)
@@ -156,7 +157,7 @@ func TestClosedManager(t *testing.T) {
 		"Acquire":     func() error { _, err := m.Acquire(ctx); return err }(),
 		"Renew":       func() error { _, err := m.Renew(ctx, l); return err }(),
 		"Release":     m.Release(ctx, l),
-		"AppendOrder": m.AppendOrder(ctx, l, order(1)),
+		"AppendOrder": orders.AppendOrder(ctx, m, l, order(1)),
 		"Hold":        m.Hold(ctx, func(context.Context, *leasepkg.Term) error { return nil }),
 		"Migrate":     m.Migrate(ctx),
 	}
@@ -278,7 +279,7 @@ func TestAcquireAfterUnknownOutcome(t *testing.T) {
 	if l.Holder != "a" || l.Epoch <= granted {
 		t.Fatalf("resumed %v, want holder a above epoch %d", l, granted)
 	}
-	if err := a.AppendOrder(ctx, l, order(1)); err != nil {
+	if err := orders.AppendOrder(ctx, a, l, order(1)); err != nil {
 		t.Fatal(err)
 	}
 }

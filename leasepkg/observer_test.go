@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -35,7 +36,7 @@ func TestSlowObserver(t *testing.T) {
 			// Several TTLs with the observer blocked: only renewals that
 			// do not wait for it keep the lease.
 			time.Sleep(4 * m.Config().TTL)
-			return term.AppendOrder(ctx, order(1))
+			return orders.AppendOrder(ctx, m, term.Lease(), order(1))
 		})
 	}()
 	select {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/testdir"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -61,8 +62,8 @@ func TestFenceRowLockClosesRace(t *testing.T) {
 			t.Fatal(err)
 		}
 		wrote := make(chan error, 1)
-		go func() { wrote <- a.AppendOrder(ctx, la, order(1)) }()
-		d.waitForLockWait("INSERT INTO orders")
+		go func() { wrote <- orders.AppendOrder(ctx, a, la, order(1)) }()
+		d.waitForLockWait(fenceStatement)
 		if err := takeover.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +96,7 @@ func TestEpochPolicy(t *testing.T) {
 			if _, err := m.Renew(ctx, l); err != nil {
 				t.Fatal(err)
 			}
-			err := m.AppendOrder(ctx, l, order(1))
+			err := orders.AppendOrder(ctx, m, l, order(1))
 			if got := errors.Is(err, leasepkg.ErrStaleFence); got != tc.rejected {
 				t.Errorf("%v: write with the pre-renewal token: %v, rejected=%v want %v", tc.policy, err, got, tc.rejected)
 			}
@@ -131,7 +132,7 @@ func TestEpochPolicy(t *testing.T) {
 						if _, err := tx.Exec(ctx, `SELECT pg_sleep(0.03)`); err != nil {
 							return err
 						}
-						return m.AppendOrderTx(ctx, tx, token, order(i))
+						return orders.AppendOrderTx(ctx, m, tx, token, order(i))
 					})
 					switch {
 					case err == nil:
@@ -180,7 +181,7 @@ func weakened(t *testing.T, part string) fencedWrite {
 		if err := weaken(m, part); err != nil {
 			return err
 		}
-		return m.AppendOrderTx(ctx, tx, l, order(1))
+		return orders.AppendOrderTx(ctx, m, tx, l, order(1))
 	}
 }
 
@@ -210,7 +211,7 @@ func raceTakeover(t *testing.T, prep func(*db), write fencedWrite, locked bool) 
 	})
 	if write == nil {
 		write = func(ctx context.Context, tx pgx.Tx, m *leasepkg.Manager, l leasepkg.Lease) error {
-			return m.AppendOrderTx(ctx, tx, l, order(1))
+			return orders.AppendOrderTx(ctx, m, tx, l, order(1))
 		}
 	}
 	b := d.manager("b", func(c *leasepkg.Config) { c.LockTimeout = 30 * time.Second })

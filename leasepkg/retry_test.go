@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -48,7 +49,7 @@ func TestCampaignRetriesTransientErrors(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				done <- m.Campaign(ctx, func(ctx context.Context, term *leasepkg.Term) error {
-					return term.AppendOrder(ctx, order(1))
+					return orders.AppendOrder(ctx, m, term.Lease(), order(1))
 				})
 			}()
 			tick := time.NewTicker(10 * time.Millisecond)
@@ -131,7 +132,7 @@ func TestCampaignRetriesRefusedConnections(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- m.Campaign(ctx, func(ctx context.Context, term *leasepkg.Term) error {
-			return term.AppendOrder(ctx, order(1))
+			return orders.AppendOrder(ctx, m, term.Lease(), order(1))
 		})
 	}()
 	select {

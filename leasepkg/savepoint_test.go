@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -92,7 +93,7 @@ func TestFenceInSavepoint(t *testing.T) {
 		if err := a.Fence(ctx, tx, la); err != nil {
 			t.Fatalf("Fence at the top level: %v", err)
 		}
-		if err := a.AppendOrderTx(ctx, tx, la, order(1)); err != nil {
+		if err := orders.AppendOrderTx(ctx, a, tx, la, order(1)); err != nil {
 			t.Fatalf("AppendOrderTx at the top level: %v", err)
 		}
 		if err := tx.Commit(ctx); err != nil {
@@ -114,7 +115,7 @@ func TestFenceInSavepoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.AppendOrderTx(ctx, sp, la, order(1)); !errors.Is(err, leasepkg.ErrSavepoint) {
+		if err := orders.AppendOrderTx(ctx, a, sp, la, order(1)); !errors.Is(err, leasepkg.ErrSavepoint) {
 			t.Fatalf("AppendOrderTx inside a savepoint: %v, want ErrSavepoint", err)
 		}
 	})

@@ -8,25 +8,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// leaseColumns and orderColumns are the columns the package's statements
-// read and write, with their types as format_type spells them. Every one
-// must be NOT NULL.
-var (
-	leaseColumns = []column{
-		{"name", "text"},
-		{"holder", "text"},
-		{"epoch", "bigint"},
-		{"expires_at", "timestamp with time zone"},
-		{"term", "text"},
-	}
-	orderColumns = []column{
-		{"lease_name", "text"},
-		{"epoch", "bigint"},
-		{"holder", "text"},
-		{"order_key", "text"},
-		{"payload", "text"},
-	}
-)
+// leaseColumns are the columns the package's statements read and write,
+// with their types as format_type spells them. Every one must be NOT NULL.
+var leaseColumns = []column{
+	{"name", "text"},
+	{"holder", "text"},
+	{"epoch", "bigint"},
+	{"expires_at", "timestamp with time zone"},
+	{"term", "text"},
+}
 
 type column struct{ name, typ string }
 
@@ -56,18 +46,18 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// CheckSchema verifies that the lease and order tables, and the session's
-// default isolation level, are as the fence needs them: the columns with
-// their types and NOT NULL, a unique index on the lease name alone, a
-// unique index whose key columns include the epoch (so that an epoch change
+// CheckSchema verifies that the lease table, and the session's default
+// isolation level, are as the fence needs them: the columns with their
+// types and NOT NULL, a unique index on the lease name alone, a unique
+// index whose key columns include the epoch (so that an epoch change
 // conflicts with a fenced write's FOR KEY SHARE whatever statement makes
-// it), a unique index on the order key alone, and the triggers that keep a
-// lease name's epochs growing (refusing DELETE, TRUNCATE, a rename and an
-// epoch moved back), each present, calling worker_leases_keep and enabled
-// ALWAYS. A table that differs returns an error wrapping ErrSchema that
-// says what differs; a default_transaction_isolation other than read
-// committed (a lone fenced statement is its own transaction at that level)
-// one wrapping ErrIsolation. [Open] and [Manager.Migrate] call it; the
+// it), and the triggers that keep a lease name's epochs growing (refusing
+// DELETE, TRUNCATE, a rename and an epoch moved back), each present,
+// calling worker_leases_keep and enabled ALWAYS. A table that differs
+// returns an error wrapping ErrSchema that says what differs; a
+// default_transaction_isolation other than read committed (a transaction
+// begun at that level cannot be fenced) one wrapping ErrIsolation. The
+// tables that the lease guards are the caller's, and not checked. [Open] and [Manager.Migrate] call it; the
 // context governs the catalog queries.
 func (m *Manager) CheckSchema(ctx context.Context) error {
 	if err := m.check(); err != nil {
@@ -130,19 +120,9 @@ func previousVersion(problems []problem) bool {
 // schemaProblems lists what is wrong with the schema, or returns an error
 // wrapping ErrIsolation for the session's default isolation level.
 func schemaProblems(ctx context.Context, q querier) ([]problem, error) {
-	var problems []problem
-	for _, t := range []struct {
-		table   string
-		columns []column
-	}{
-		{"worker_leases", leaseColumns},
-		{"orders", orderColumns},
-	} {
-		p, err := checkTable(ctx, q, t.table, t.columns)
-		if err != nil {
-			return nil, fmt.Errorf("check lease schema: %w", err)
-		}
-		problems = append(problems, p...)
+	problems, err := checkTable(ctx, q, "worker_leases", leaseColumns)
+	if err != nil {
+		return nil, fmt.Errorf("check lease schema: %w", err)
 	}
 	if len(problems) > 0 && problems[0].msg == noLeaseTable {
 		return problems, nil
@@ -164,7 +144,7 @@ func schemaProblems(ctx context.Context, q querier) ([]problem, error) {
 		return nil, fmt.Errorf("check lease schema: %w", err)
 	}
 	if iso != readCommittedName {
-		return nil, fmt.Errorf("%w: default_transaction_isolation is %s, so a lone fenced statement would read the lease row as of a snapshot", ErrIsolation, iso)
+		return nil, fmt.Errorf("%w: default_transaction_isolation is %s, so a transaction begun at the default cannot be fenced", ErrIsolation, iso)
 	}
 	return nil, nil
 }
@@ -246,8 +226,8 @@ func isolationError(iso string) error {
 	return fmt.Errorf("%w: the transaction is %s", ErrIsolation, iso)
 }
 
-// checkTable returns what is wrong with table: missing or mistyped
-// columns, and missing unique indexes.
+// checkTable returns what is wrong with the lease table: missing or
+// mistyped columns, and missing unique indexes.
 func checkTable(ctx context.Context, q querier, table string, want []column) ([]problem, error) {
 	rows, err := q.Query(ctx, columnsSQL, table)
 	if err != nil {
@@ -314,19 +294,12 @@ func checkTable(ctx context.Context, q querier, table string, want []column) ([]
 		}
 		return false
 	}
-	switch table {
-	case "worker_leases":
-		if !exactly("name") {
-			bad("worker_leases has no unique index on (name) alone: acquisition relies on it")
-		}
-		if !covers("epoch") {
-			bad("worker_leases has no unique index covering epoch (valid, not partial, not on expressions), " +
-				"so an epoch change does not conflict with a fenced write's FOR KEY SHARE: add UNIQUE (name, epoch)")
-		}
-	case "orders":
-		if !exactly("order_key") {
-			bad("orders has no unique index on (order_key) alone: order keys would not be idempotent")
-		}
+	if !exactly("name") {
+		bad("%s has no unique index on (name) alone: acquisition relies on it", table)
+	}
+	if !covers("epoch") {
+		bad("%s has no unique index covering epoch (valid, not partial, not on expressions), "+
+			"so an epoch change does not conflict with a fenced write's FOR KEY SHARE: add UNIQUE (name, epoch)", table)
 	}
 	return problems, nil
 }

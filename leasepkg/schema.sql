@@ -1,5 +1,6 @@
--- The lease rows and the rows they guard live in one database, so that a
--- fenced write and its fence share one transaction.
+-- The lease rows. The rows they guard are the caller's, in tables of the
+-- same database, so that a fenced write and its fence share one
+-- transaction.
 
 -- One row per lease name, never deleted: a row deleted and inserted again
 -- would restart the epoch at 1 and hand out fencing tokens already used.
@@ -31,19 +32,6 @@ BEGIN
     END IF;
 END
 $$;
-
--- The guarded table: each row records the lease name, epoch and holder that
--- wrote it. order_key is the caller's idempotency key: a write whose outcome
--- is unknown can be looked up, or retried without landing twice.
-CREATE TABLE IF NOT EXISTS orders (
-    id         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    lease_name text        NOT NULL,
-    epoch      bigint      NOT NULL,
-    holder     text        NOT NULL,
-    order_key  text        NOT NULL UNIQUE,
-    payload    text        NOT NULL,
-    written_at timestamptz NOT NULL DEFAULT clock_timestamp()
-);
 
 -- Epochs only grow per lease name, whatever happens to the row: a lease row
 -- deleted (or truncated, or renamed) would be inserted again at epoch 1, and

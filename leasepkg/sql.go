@@ -16,16 +16,6 @@ var schemaSQL string
 // calls (CREATE TABLE IF NOT EXISTS races on the catalog otherwise).
 const migrateLock = 0x6c65617365 // "lease"
 
-// fenceSessionSQL prepares the caller's transaction for a fence: it reads
-// the isolation level, which fenced statements need to be read committed
-// (readCommittedName), and bounds how long the transaction may idle (and,
-// on PostgreSQL 17 and later, last: fenceTxTimeoutSQL) from now on, so that
-// a client that stops talking cannot hold the lease row's lock against a
-// takeover. $1 the timeout, as PostgreSQL reads it ("500ms").
-const fenceSessionSQL = `SELECT current_setting('transaction_isolation'),
-       set_config('idle_in_transaction_session_timeout', $1, true),
-       ` + fenceTxTimeoutSQL
-
 // fenceTxTimeoutSQL sets transaction_timeout to $1 from now on, on
 // PostgreSQL 17 and later (before, the setting does not exist, and
 // current_setting(..., true) is NULL). The server arms the timeout when a
@@ -39,11 +29,21 @@ const fenceTxTimeoutSQL = `CASE WHEN current_setting('transaction_timeout', true
             THEN set_config('transaction_timeout', '0', true) || set_config('transaction_timeout', $1, true) END`
 
 // fenceSQL is the fence for the caller's own writes, the first statement
-// of their transaction: fenceSessionSQL's settings and checks, and whether
+// of their transaction. It reads the isolation level, which fenced
+// statements need to be read committed (readCommittedName); bounds how
+// long the transaction may idle (and, on PostgreSQL 17 and later, last:
+// fenceTxTimeoutSQL) from now on, so that a client that stops talking
+// cannot hold the lease row's lock against a takeover; and says whether
 // the lease row names this holder at exactly this epoch, unexpired by the
-// database's clock, locked FOR KEY SHARE until the transaction ends, so that
-// every epoch change (the takeover locks the row FOR UPDATE) waits for it.
-// $1 the idle timeout ("500ms"), $2 name, $3 holder, $4 epoch.
+// database's clock, locked FOR KEY SHARE until the transaction ends, so
+// that every epoch change (the takeover locks the row FOR UPDATE) waits
+// for it. Without the row lock the EXISTS would read the lease row from
+// the statement's snapshot under READ COMMITTED, and a takeover that
+// commits between that snapshot and the transaction's commit would let a
+// stale write land after the new holder has started. Renewals that leave
+// the epoch alone do not conflict with it.
+// $1 the idle timeout, as PostgreSQL reads it ("500ms"), $2 name,
+// $3 holder, $4 epoch.
 const fenceSQL = `SELECT current_setting('transaction_isolation'),
        set_config('idle_in_transaction_session_timeout', $1, true),
        ` + fenceTxTimeoutSQL + `,
@@ -194,33 +194,3 @@ const releaseSQL = `UPDATE worker_leases
    SET expires_at = clock_timestamp()
  WHERE name = $1 AND holder = $2 AND epoch = $3
    AND expires_at > clock_timestamp()`
-
-// appendOrderSQL is the fenced write: one INSERT that writes only if the
-// lease row matches name, holder, the exact epoch, and is unexpired by the
-// database clock. FOR KEY SHARE closes the READ COMMITTED race: without a row
-// lock the EXISTS reads the lease row from the statement's snapshot, and a
-// takeover that commits between that snapshot and this transaction's commit
-// lets a stale write land after the new holder has started. With it, a
-// takeover (which changes the key column epoch) waits until this transaction
-// ends, and a write that queued behind a takeover re-reads the new row and
-// writes nothing. Renewals that leave the epoch alone do not conflict.
-// $1 name, $2 holder, $3 epoch, $4 order key, $5 payload.
-const appendOrderSQL = `INSERT INTO orders (lease_name, epoch, holder, order_key, payload)
-SELECT $1::text, $3::bigint, $2::text, $4::text, $5::text
- WHERE EXISTS (
-       SELECT 1 FROM worker_leases
-        WHERE name = $1 AND holder = $2 AND epoch = $3
-          AND expires_at > clock_timestamp()
-          FOR KEY SHARE)`
-
-// appendOrdersSQL is the batched fenced write: the same fence, evaluated once
-// for all the rows (an uncorrelated EXISTS), so they land all or none.
-// $1 name, $2 holder, $3 epoch, $4 order keys, $5 payloads.
-const appendOrdersSQL = `INSERT INTO orders (lease_name, epoch, holder, order_key, payload)
-SELECT $1::text, $3::bigint, $2::text, o.order_key, o.payload
-  FROM unnest($4::text[], $5::text[]) AS o(order_key, payload)
- WHERE EXISTS (
-       SELECT 1 FROM worker_leases
-        WHERE name = $1 AND holder = $2 AND epoch = $3
-          AND expires_at > clock_timestamp()
-          FOR KEY SHARE)`

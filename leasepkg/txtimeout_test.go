@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
@@ -58,7 +59,7 @@ func TestTransactionTimeout(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() { _ = tx.Rollback(ctx) }()
-		if err := m.AppendOrderTx(ctx, tx, l, order(1)); err != nil {
+		if err := orders.AppendOrderTx(ctx, m, tx, l, order(1)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_sleep(2)`); err != nil {

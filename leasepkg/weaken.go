@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// Weaken removes one part of m's fence: "lock" its row lock (reopening the
-// READ COMMITTED race), "epoch" its epoch test, "idle" the idle timeout and
-// transaction_timeout that AppendOrderTx sets for the caller's transaction
-// (so that a frozen holder's transaction outlives its lease). Call it
-// before m's first write.
+// Weaken removes one part of m's fence ([Manager.Fence], and so
+// [Manager.Tx]): "lock" its row lock (reopening the READ COMMITTED race),
+// "epoch" its epoch test, "idle" the idle timeout and transaction_timeout
+// that it sets for the caller's transaction (so that a frozen holder's
+// transaction outlives its lease). Call it before m's first write.
 //
 // It serves the controls that must show a broken lease caught: the fault
 // suite's worker (internal/faults/worker), whose stale writes the suite's
@@ -27,26 +27,22 @@ import (
 func Weaken(m *Manager, part string) error {
 	var olds []string
 	var weak string
-	stmts := []*string{&m.appendSQL, &m.appendBatchSQL}
 	switch part {
 	case "lock":
 		olds = []string{"FOR KEY SHARE"}
 	case "epoch":
-		olds = []string{"AND epoch = $3"}
+		olds = []string{"AND epoch = $4"}
 	case "idle":
 		olds, weak = []string{"set_config('idle_in_transaction_session_timeout', $1, true)", fenceTxTimeoutSQL}, "$1::text"
-		stmts = []*string{&m.sessionSQL}
 	default:
 		return fmt.Errorf("weaken %q: want lock, epoch or idle", part)
 	}
-	for _, s := range stmts {
-		for _, old := range olds {
-			w := strings.Replace(*s, old, weak, 1)
-			if w == *s {
-				return fmt.Errorf("weaken %q: the fence has no %q", part, old)
-			}
-			*s = w
+	for _, old := range olds {
+		w := strings.Replace(m.fenceStmt, old, weak, 1)
+		if w == m.fenceStmt {
+			return fmt.Errorf("weaken %q: the fence has no %q", part, old)
 		}
+		m.fenceStmt = w
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 // Command failover shows the lease package's fence at work: a holder pauses
 // past its TTL, another takes the lease over, and the first holder's late
-// write is refused by the database.
+// write to a table of its own (examples/orders) is refused by the
+// database.
 //
 // It uses the server that LEASE_DATABASE_URL names, or starts a throwaway
 // cluster from the system's PostgreSQL binaries.
@@ -17,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/pgcluster"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -59,6 +61,9 @@ func run(ctx context.Context) (err error) {
 	if err := a.Migrate(ctx); err != nil {
 		return err
 	}
+	if err := orders.Migrate(ctx, pool); err != nil {
+		return err
+	}
 	cfgB := a.Config()
 	cfgB.Holder = "worker-b"
 	b, err := leasepkg.New(pool, cfgB)
@@ -72,7 +77,7 @@ func run(ctx context.Context) (err error) {
 		return err
 	}
 	fmt.Printf("worker-a acquired %v\n", la)
-	report("worker-a writes", a.AppendOrder(ctx, la, order(la, 1)))
+	report("worker-a writes", orders.AppendOrder(ctx, a, la, order(la, 1)))
 
 	if _, err := b.Acquire(ctx); err != nil {
 		fmt.Printf("worker-b tries to acquire: %v\n", err)
@@ -86,9 +91,9 @@ func run(ctx context.Context) (err error) {
 		return err
 	}
 	fmt.Printf("worker-b took over: %v\n", lb)
-	report("worker-b writes", b.AppendOrder(ctx, lb, order(lb, 1)))
+	report("worker-b writes", orders.AppendOrder(ctx, b, lb, order(lb, 1)))
 
-	report("worker-a wakes and writes under its old epoch", a.AppendOrder(ctx, la, order(la, 2)))
+	report("worker-a wakes and writes under its old epoch", orders.AppendOrder(ctx, a, la, order(la, 2)))
 	_, err = a.Renew(ctx, la)
 	report("worker-a tries to renew", err)
 
@@ -109,8 +114,8 @@ func run(ctx context.Context) (err error) {
 	return rows.Err()
 }
 
-func order(l leasepkg.Lease, n int) leasepkg.Order {
-	return leasepkg.Order{Key: fmt.Sprintf("%s/%s/%d", l.Name, l.Holder, n), Payload: "item"}
+func order(l leasepkg.Lease, n int) orders.Order {
+	return orders.Order{Key: fmt.Sprintf("%s/%s/%d", l.Name, l.Holder, n), Payload: "item"}
 }
 
 func report(what string, err error) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/faults"
 	"github.com/leaseguard/leaseguard/internal/pgcluster"
 	"github.com/leaseguard/leaseguard/leasepkg"
@@ -127,6 +128,9 @@ func (r *run) reset(ctx context.Context) {
 	}
 	defer m.Close()
 	if err := m.Migrate(ctx); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := orders.Migrate(ctx, r.pool); err != nil {
 		r.t.Fatal(err)
 	}
 	if err := faults.Prepare(ctx, r.pool); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/pgtest"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -39,12 +40,15 @@ func TestRestartMidHold(t *testing.T) {
 	if err := m.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := orders.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
 
 	acked, unknown := 0, 0
 	var epochs []int64
 	holdErr := m.Hold(ctx, func(ctx context.Context, term *leasepkg.Term) error {
 		write := func(i int) error {
-			err := term.AppendOrder(ctx, leasepkg.Order{Key: fmt.Sprint(i), Payload: "x"})
+			err := orders.AppendOrder(ctx, m, term.Lease(), orders.Order{Key: fmt.Sprint(i), Payload: "x"})
 			switch {
 			case err == nil:
 				acked++

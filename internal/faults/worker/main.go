@@ -34,6 +34,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/leaseguard/leaseguard/examples/orders"
 	"github.com/leaseguard/leaseguard/internal/faults"
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
@@ -57,7 +58,7 @@ func run() error {
 		renew  = flag.Duration("renew", 300*time.Millisecond, "renew interval")
 		lockTO = flag.Duration("lock-timeout", leasepkg.DefaultLockTimeout, "how long a takeover waits for in-flight writes")
 		policy = flag.String("policy", "term", "epoch policy: term or renewal")
-		hold   = flag.Duration("hold", 0, "write in a transaction held open this long after the fence passed (0: one statement)")
+		hold   = flag.Duration("hold", 0, "write in a transaction held open this long after the fence passed (0: a fenced transaction that commits at once)")
 		pace   = flag.Duration("pace", 5*time.Millisecond, "pause between writes")
 		nw     = flag.Int("writers", 1, "concurrent writers while holding (each with -hold keeps its own transaction open)")
 		part   = flag.String("weaken", "", "remove parts of the fence, comma separated: lock, epoch, idle (builds with -tags leaseguard_weaken only)")
@@ -134,12 +135,12 @@ type writer struct {
 
 // write appends one order under l and prints its outcome.
 func (w *writer) write(ctx context.Context, l leasepkg.Lease) {
-	o := leasepkg.Order{Key: fmt.Sprintf("%s-%d", w.id, w.seq.Add(1)), Payload: w.id}
+	o := orders.Order{Key: fmt.Sprintf("%s-%d", w.id, w.seq.Add(1)), Payload: w.id}
 	var err error
 	if w.hold > 0 {
 		err = w.writeTx(ctx, l, o)
 	} else {
-		err = w.m.AppendOrder(ctx, l, o)
+		err = orders.AppendOrder(ctx, w.m, l, o)
 	}
 	switch {
 	case err == nil:
@@ -156,13 +157,13 @@ func (w *writer) write(ctx context.Context, l leasepkg.Lease) {
 // writeTx makes the fenced write in a transaction that stays open for
 // w.hold after the fence passed, holding the fence's row lock: the window
 // in which the suite freezes the process.
-func (w *writer) writeTx(ctx context.Context, l leasepkg.Lease, o leasepkg.Order) error {
+func (w *writer) writeTx(ctx context.Context, l leasepkg.Lease, o orders.Order) error {
 	tx, err := w.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := w.m.AppendOrderTx(ctx, tx, l, o); err != nil {
+	if err := orders.AppendOrderTx(ctx, w.m, tx, l, o); err != nil {
 		return err
 	}
 	say("intx %s %d", o.Key, l.Epoch)
