@@ -10,8 +10,10 @@
 // the first statement of the caller's transaction, goes on only if the
 // lease row still names this holder at exactly that epoch and has not
 // expired by the database's clock, and holds the row's lock until the
-// transaction ends; [Manager.Tx] wraps a transaction in it. The module's
-// examples/orders is such a table, with its writes.
+// transaction ends; [Manager.Tx] wraps a transaction in it.
+// [Manager.FenceSQL] and [Manager.TxSQL] do the same for database/sql
+// (pgx's stdlib driver). The module's examples/orders is such a table,
+// with its writes.
 // [Manager.Leader] and [Manager.Observe] say who leads.
 //
 // # Guarantees

@@ -50,6 +50,13 @@ func (m *Manager) Fence(ctx context.Context, tx pgx.Tx, l Lease) error {
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
+	return m.fenceVerdict(l, iso, fenced, nested, err)
+}
+
+// fenceVerdict is the fence's answer from what its statements said: the
+// transaction's isolation level, whether the lease row was locked at
+// exactly l, whether the transaction holds a subtransaction's id, or err.
+func (m *Manager) fenceVerdict(l Lease, iso string, fenced, nested bool, err error) error {
 	switch {
 	case err != nil:
 		err = writeError(err)
