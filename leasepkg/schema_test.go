@@ -98,3 +98,36 @@ func openErr(ctx context.Context, cfg leasepkg.Config) error {
 	}
 	return err
 }
+
+// TestSchemaExported: the DDL that Schema returns, run by hand as a
+// migration tool would (twice: it is idempotent), makes a database that
+// CheckSchema and Open accept and that a lease is acquired on, without
+// Migrate.
+func TestSchemaExported(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := pgtest.DB(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for range 2 {
+		if _, err := conn.Exec(ctx, leasepkg.Schema()); err != nil {
+			t.Fatalf("the exported schema: %v", err)
+		}
+	}
+	cfg := leasepkg.DefaultConfig(leaseName)
+	cfg.DSN = dsn
+	m, err := leasepkg.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Open of a database made by the exported schema: %v", err)
+	}
+	defer m.Close()
+	if err := m.CheckSchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

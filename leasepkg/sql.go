@@ -12,6 +12,19 @@ import _ "embed"
 //go:embed schema.sql
 var schemaSQL string
 
+// Schema returns the DDL that [Manager.Migrate] runs (schema.sql): the
+// lease table and the triggers that keep a lease name's epochs growing,
+// for a migration of your own (goose, golang-migrate, Atlas, a DBA's
+// script) in place of Migrate. It is idempotent (CREATE ... IF NOT
+// EXISTS, and DO blocks that add only what is missing), and one string of
+// several statements with dollar-quoted bodies: send it whole, as
+// golang-migrate's PostgreSQL driver and pgx's Exec without arguments do
+// (goose: between -- +goose StatementBegin and -- +goose StatementEnd). A
+// database it made passes [Manager.CheckSchema], and so [Open]. Migrate
+// also holds an advisory lock while it runs; a migration tool serialises
+// its runs itself.
+func Schema() string { return schemaSQL }
+
 // migrateLock is the advisory lock key that serialises concurrent Migrate
 // calls (CREATE TABLE IF NOT EXISTS races on the catalog otherwise).
 const migrateLock = 0x6c65617365 // "lease"
