@@ -14,6 +14,9 @@ import (
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
+// TestAppendOrder: writes through examples/orders, fenced by Tx, land
+// with their lease's epoch only while it holds, all or none, and a key
+// written already is ErrDuplicate.
 func TestAppendOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -91,10 +94,10 @@ func TestAppendOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := orders.AppendOrder(ctx, m, l, order(1)); !errors.Is(err, orders.ErrDuplicate) {
-			t.Fatalf("second write of one key: %v, want ErrDuplicateOrder", err)
+			t.Fatalf("second write of one key: %v, want orders.ErrDuplicate", err)
 		}
 		if err := orders.AppendOrders(ctx, m, l, []orders.Order{order(2), order(1)}); !errors.Is(err, orders.ErrDuplicate) {
-			t.Fatalf("batch with a written key: %v, want ErrDuplicateOrder", err)
+			t.Fatalf("batch with a written key: %v, want orders.ErrDuplicate", err)
 		}
 		if n := d.orders(); n != 1 {
 			t.Fatalf("%d orders, want 1", n)
