@@ -3,7 +3,10 @@ package leasepkg_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +137,58 @@ func TestSynchronousCommitOffRefused(t *testing.T) {
 			checkOpen(t, cfg, tc.want...)
 		})
 	}
+}
+
+// TestLogicalReplicationIsNoStandby: a walsender that streams a logical
+// replication slot (change data capture; here pg_recvlogical) shows in
+// pg_stat_replication as a standby does, but no failover promotes it:
+// Open accepts the primary it streams from.
+func TestLogicalReplicationIsNoStandby(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	primary, err := pgcluster.Start(pgcluster.Options{Settings: []string{"wal_level = logical"}})
+	if err != nil {
+		testdir.Unavailable(t, "no PostgreSQL cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := primary.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	recv, ok := primary.Bin("pg_recvlogical")
+	if !ok {
+		t.Skip("no pg_recvlogical beside the server's binaries (the prebuilt 17 and 18 hold only the server's)")
+	}
+	dsn := primary.URL("postgres")
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `SELECT pg_create_logical_replication_slot('cdc', 'test_decoding')`); err != nil {
+		t.Fatal(err)
+	}
+	host, port, err := net.SplitHostPort(primary.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(recv, "-h", host, "-p", port, "-U", "postgres", "-d", "postgres", "--slot", "cdc", "--start", "-f", os.DevNull)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("pg_recvlogical: %s", stderr.String())
+		}
+	})
+	pollConn(t, admin, `SELECT count(*) = 1 FROM pg_stat_replication`)
+	cfg := leasepkg.DefaultConfig(leaseName)
+	cfg.DSN = dsn
+	checkOpen(t, cfg)
 }
 
 // checkOpen opens cfg: with want empty, Open must accept, and the lease be

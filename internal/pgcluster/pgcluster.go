@@ -87,6 +87,18 @@ func (s *Server) URL(db string) string {
 // Addr returns the server's host:port.
 func (s *Server) Addr() string { return s.base.Host }
 
+// Bin returns the path of the program name (a client such as
+// pg_recvlogical) beside the binaries of a cluster that [Start] made, and
+// whether it is there: the prebuilt 17 and 18 hold only the server's.
+func (s *Server) Bin(name string) (string, bool) {
+	if s.bin == "" {
+		return "", false
+	}
+	path := filepath.Join(s.bin, name)
+	_, err := os.Stat(path)
+	return path, err == nil
+}
+
 // Version returns the server's version as it reports it (server_version:
 // "15.18 (Debian 15.18-0+deb12u1)", "18.4") and its major version ("15",
 // "18").
