@@ -12,8 +12,8 @@
 // expired by the database's clock, and holds the row's lock until the
 // transaction ends; [Manager.Tx] wraps a transaction in it.
 // [Manager.FenceSQL] and [Manager.TxSQL] do the same for database/sql
-// (pgx's stdlib driver). The module's examples/orders is such a table,
-// with its writes.
+// (pgx's stdlib driver). examples/orders, in this module, is a table of
+// one's own written this way.
 // [Manager.Leader] and [Manager.Observe] say who leads.
 //
 // # Guarantees
@@ -60,7 +60,8 @@
 // [ErrAsyncCommit], a primary from which standbys stream while none is
 // synchronous, and lease sessions whose synchronous_commit is off, or
 // local while a synchronous standby is named; Config.AllowAsyncCommit
-// accepts the risk. [New] does no I/O and checks nothing.
+// accepts the risk. [New] does no I/O and checks nothing: call
+// [Manager.CheckDurability] after it.
 //
 // # Non-guarantees
 //
