@@ -130,10 +130,11 @@ func column(name, setting string) string {
 // noteUnchecked notes, once at the package clause, a lease package that
 // sends SQL but has no lease table: none named by setting, none that its
 // statements show, and no statement on the default one; and no guarded
-// table named by setting. The rule then checked no write, and a silent run
-// would look like a pass.
+// table named by setting; nor does it call a function that fences a
+// transaction (leasepkg's Fence). The rule then checked no write, and a
+// silent run would look like a pass.
 func (c *checker) noteUnchecked(sites []*site) {
-	if len(sites) == 0 && len(c.unread) == 0 || len(c.cfg.Table) > 0 || len(c.cfg.Tables) > 0 || !c.names.fallback {
+	if len(sites) == 0 && len(c.unread) == 0 || len(c.cfg.Table) > 0 || len(c.cfg.Tables) > 0 || !c.names.fallback || c.callsFencer {
 		return
 	}
 	for _, f := range c.pass.Files {

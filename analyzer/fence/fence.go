@@ -62,7 +62,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		Doc:       doc,
 		URL:       "https://github.com/leaseguard/leaseguard/blob/main/docs/rules/fence.md",
 		Requires:  []*analysis.Analyzer{leaseAnalyzer, lazyssa.Analyzer, leaseschema.Analyzer},
-		FactTypes: []analysis.Fact{new(Renews)},
+		FactTypes: []analysis.Fact{new(Renews), new(Fences)},
 	}
 	cfg.Flags(Name, &a.Flags)
 	a.Run = func(pass *analysis.Pass) (any, error) {
@@ -99,6 +99,9 @@ type checker struct {
 	names   *names
 	schema  *leaseschema.Schema // what the package's statements show of its tables
 	dialect bool                // the note on another database's SQL was made
+	// callsFencer reports that the package calls a function that fences
+	// a transaction (see Fences): its writes were checked against that.
+	callsFencer bool
 
 	// For -lease.explain: the SQL calls not read, and why each guarded
 	// table is one.
@@ -157,8 +160,13 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 		}
 	}
 
-	// 4. Fences taken once for a transaction, and the guarded tables.
+	// 4. Fences taken once for a transaction, by a statement or by a
+	// function that fences the transaction it is given, and the guarded
+	// tables.
 	txFences, fencesTx := c.txFences(sites)
+	if c.calledFencers(funcs, sites, c.fencers(funcs, sites), txFences) {
+		fencesTx, c.callsFencer = true, true
+	}
 	for _, s := range sites {
 		for _, ss := range s.stmts {
 			for _, w := range ss.st.writes {

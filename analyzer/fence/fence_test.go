@@ -41,6 +41,7 @@ func TestFence(t *testing.T) {
 		{Name: "another database's SQL", Pkgs: []string{"fence/dialect"}},
 		{Name: "quoted names", Edit: func(c *config.Config) { c.Fence.Table = config.Names{`"Lease"`} }, Pkgs: []string{"fence/quoted"}},
 		{Name: "many texts through a helper, and a text too deep to parse", Pkgs: []string{"fence/manytexts"}},
+		{Name: "transactions fenced by another package's functions", Pkgs: []string{"fence/fencelib/lib", "fence/fencelib/user"}},
 		{Name: "renewals whose failure is only logged", Pkgs: []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
 		{Name: "transactions known by their type", Pkgs: []string{"fence/txtypes"}},
 		{Name: "a query builder's statements, the lease table named by its Go field", Edit: func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, Pkgs: []string{"fence/builder"}},

@@ -144,6 +144,14 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 	if sel := raw.Stmt.GetSelectStmt(); sel != nil {
 		g := newGate()
 		g.sel(sel)
+		// A fence whose verdict is a column of its answer: SELECT
+		// EXISTS (SELECT 1 FROM leases WHERE … FOR KEY SHARE), which the
+		// caller reads.
+		for _, t := range sel.TargetList {
+			if sl := t.GetResTarget().GetVal().GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXISTS_SUBLINK {
+				g.sel(sl.Subselect.GetSelectStmt())
+			}
+		}
 		if f := g.best(); f != nil && f.holder && f.epoch {
 			st.fence = f
 		}

@@ -1,3 +1,5 @@
+//leaseguard:lease
+
 // Package orders is a table of your own guarded by a lease: the demo that
 // the failover example, leasepkg's tests and the fault suite write to. It
 // is not part of the lease package, which fences any write through
@@ -11,6 +13,10 @@
 // idempotency key: a write whose outcome is unknown
 // ([leasepkg.ErrOutcomeUnknown]) can be looked up by it, or sent again
 // without landing twice.
+//
+// The package is a lease package to leaseguard, as yours would be: its
+// writes carry the epoch, and the fence rule sees that leasepkg's Fence
+// and Tx fenced the transactions they run in.
 package orders
 
 import (

@@ -109,7 +109,13 @@ func set(names ...string) map[string]bool {
 // which the tables alone judge.
 func driver(fn *types.Func) bool {
 	named := typesx.RecvNamed(fn)
-	return named != nil && named.Obj().Pkg() != nil && drivers[named.Obj().Pkg().Path()]
+	return named != nil && Driver(named.Obj().Pkg())
+}
+
+// Driver reports whether pkg is a database driver's package that the
+// rules know by name: pgx, pgxpool, pgconn, database/sql.
+func Driver(pkg *types.Package) bool {
+	return pkg != nil && drivers[pkg.Path()]
 }
 
 // Method reports whether fn, a method, executes SQL: a known pgx or
