@@ -172,7 +172,8 @@ func (c *checker) sqlInterfaceCall(call *ssa.CallCommon, at token.Pos) *types.Fu
 			return nil
 		}
 	}
-	if c.explained != nil {
+	if c.explained != nil && !sqlcall.Driver(named.Obj().Pkg()) {
+		// A driver's interfaces (pgx.Tx) are SQL by name: not listed.
 		obj := named.Origin().Obj()
 		if _, ok := c.explained[obj]; !ok {
 			c.explained[obj] = at
