@@ -77,6 +77,7 @@ func New(cfg *config.Config, leaseAnalyzer *analysis.Analyzer) *analysis.Analyze
 		c := &checker{pass: pass, rep: res.Reporter(pass, Name, lease.NoTests), cfg: f,
 			schema: pass.ResultOf[leaseschema.Analyzer].(*leaseschema.Package).Get(), guardedWhy: make(map[string]guardedWhy)}
 		sites := c.run(info)
+		c.flush()
 		if cfg.Lease.Notes {
 			c.noteUnchecked(sites)
 		}
@@ -99,6 +100,8 @@ type checker struct {
 	names   *names
 	schema  *leaseschema.Schema // what the package's statements show of its tables
 	dialect bool                // the note on another database's SQL was made
+	held    map[held]*analysis.Diagnostic
+	order   []held // the keys of held, in the order found
 	// callsFencer reports that the package calls a function that fences
 	// a transaction (see Fences): its writes were checked against that.
 	callsFencer bool
@@ -395,7 +398,42 @@ func (c *checker) report(s *site, t sqltext.Text, pr problem) {
 		d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos,
 			Message: fmt.Sprintf("sqlc query %s (%s): change it in the .sql file that sqlc generates this from", m[1], m[2])})
 	}
-	c.rep.Report(d) // a statement reached twice is shown once
+	c.hold(d)
+}
+
+// hold keeps d to be reported by flush. A finding reported again at the
+// same place with the same message (one text among several that a
+// variable may hold, each with the same problem) is one finding that
+// points at each of its texts: its related information is added to the
+// first's.
+func (c *checker) hold(d analysis.Diagnostic) {
+	key := held{d.Pos, d.End, d.Message}
+	if first, ok := c.held[key]; ok {
+		for _, r := range d.Related {
+			if !slices.ContainsFunc(first.Related, func(q analysis.RelatedInformation) bool { return q.Pos == r.Pos && q.Message == r.Message }) {
+				first.Related = append(first.Related, r)
+			}
+		}
+		return
+	}
+	if c.held == nil {
+		c.held = make(map[held]*analysis.Diagnostic)
+	}
+	c.held[key] = &d
+	c.order = append(c.order, key)
+}
+
+// flush reports what hold kept, in the order it was found.
+func (c *checker) flush() {
+	for _, key := range c.order {
+		c.rep.Report(*c.held[key])
+	}
+}
+
+// held identifies a finding that hold keeps.
+type held struct {
+	pos, end token.Pos
+	msg      string
 }
 
 // sqlArg returns the syntax of s's SQL text argument.

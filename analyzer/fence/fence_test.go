@@ -1,6 +1,9 @@
 package fence_test
 
 import (
+	"fmt"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"golang.org/x/tools/go/analysis/analysistest"
@@ -46,6 +49,25 @@ func TestFence(t *testing.T) {
 		{Name: "transactions known by their type", Pkgs: []string{"fence/txtypes"}},
 		{Name: "a query builder's statements, the lease table named by its Go field", Edit: func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, Pkgs: []string{"fence/builder"}},
 	})
+}
+
+// TestCandidates checks that a finding in each of the texts a variable
+// may hold is one finding that points at each of them.
+func TestCandidates(t *testing.T) {
+	results := analysistest.Run(t, testdir.Root(), ruletest.Analyzer(t, fence.Name, nil), "fence/candidates")
+	var related []string
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			for _, rel := range d.Related {
+				p := r.Pass.Fset.Position(rel.Pos)
+				related = append(related, fmt.Sprintf("%s:%d %s", filepath.Base(p.Filename), p.Line, rel.Message))
+			}
+		}
+	}
+	want := []string{"candidates.go:15 in this SQL", "candidates.go:17 in this SQL"}
+	if !slices.Equal(related, want) {
+		t.Errorf("related information = %q, want %q", related, want)
+	}
 }
 
 func TestFixes(t *testing.T) {
