@@ -126,6 +126,26 @@ func arms(where *pg_query.Node) [][]*pg_query.Node {
 	return [][]*pg_query.Node{conj}
 }
 
+// caseArms returns the results of v, a CASE expression, its ELSE (NULL
+// where it has none) included; false if v is no CASE.
+func caseArms(v *pg_query.Node) ([]*pg_query.Node, bool) {
+	ce := v.GetCaseExpr()
+	if ce == nil {
+		return nil, false
+	}
+	var arms []*pg_query.Node
+	for _, w := range ce.Args {
+		if cw := w.GetCaseWhen(); cw != nil {
+			arms = append(arms, cw.Result)
+		}
+	}
+	def := ce.Defresult
+	if def == nil {
+		def = &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Isnull: true}}}
+	}
+	return append(arms, def), true
+}
+
 // releases reports whether the assignments of an UPDATE end the lease
 // rather than extend it: expiry set to NULL, to -infinity or to the
 // database clock itself (which renews a heartbeat), or the holder cleared.
@@ -144,6 +164,19 @@ func releases(c columns, targets []*pg_query.Node) bool {
 		case c.expiry:
 			if pgsql.IsNull(v) || isString(v, "-infinity") {
 				return true
+			}
+			if arms, ok := caseArms(v); ok {
+				// A CASE whose every result keeps the expiry or ends it
+				// releases the lease where it does not keep it.
+				ends := true
+				for _, arm := range arms {
+					parts := pgsql.Ident(arm)
+					keeps := len(parts) > 0 && parts[len(parts)-1] == c.expiry
+					ends = ends && (keeps || releases(c, []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Name: c.expiry, Val: arm}}}}))
+				}
+				if ends {
+					return true
+				}
 			}
 			if k, _, _ := clockOf(v); k != noClock && k != paramClock && !c.heartbeat {
 				return true // the clock itself, no interval added
@@ -242,6 +275,18 @@ func (n *names) copies(val *pg_query.Node, rel *pg_query.RangeVar, where *pg_que
 
 // checkExpiryValue reports an expiry computed without the database clock.
 func checkExpiryValue(p *pgsql.Parsed, st *statement, verb, expiry string, val *pg_query.Node, loc int) {
+	if arms, ok := caseArms(val); ok {
+		// CASE WHEN … THEN expires ELSE NULL END: each result is judged
+		// on its own; one that keeps the expiry, or clears it, sets no
+		// time, and the conditions choose, they set nothing.
+		for _, arm := range arms {
+			if parts := pgsql.Ident(arm); len(parts) > 0 && parts[len(parts)-1] == expiry || pgsql.IsNull(arm) {
+				continue
+			}
+			checkExpiryValue(p, st, verb, expiry, arm, -1)
+		}
+		return
+	}
 	kind, text, at := clockIn(val)
 	if kind == wallClock || kind == stmtClock || kind == txClock || hasPlaceholder(val) {
 		return

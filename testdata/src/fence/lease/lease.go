@@ -206,3 +206,18 @@ ON CONFLICT (name) DO UPDATE SET holder = $2, epoch = l.epoch + 1, expires_at = 
 func upsertArms(ctx context.Context) {
 	done(pool.Exec(ctx, upsertArmsSQL, "a", "h"))
 }
+
+// ok: a release that keeps the expiry of a row the caller does not hold
+// and clears it where it does: a CASE's condition chooses, it sets no time.
+const releaseCaseSQL = `UPDATE worker_leases SET expires_at = CASE WHEN holder = $2 THEN NULL ELSE expires_at END WHERE name = $1`
+
+func releaseCase(ctx context.Context) {
+	done(pool.Exec(ctx, releaseCaseSQL, "a", "h"))
+}
+
+// A CASE whose result is a time the process chose is judged as that time.
+const renewCaseSQL = `UPDATE worker_leases SET expires_at = CASE WHEN holder = $2 THEN $3 ELSE expires_at END WHERE name = $1 AND holder = $2 AND expires_at > clock_timestamp()`
+
+func renewCase(ctx context.Context, at time.Time) {
+	done(pool.Exec(ctx, renewCaseSQL, "a", "h", at)) // want `UPDATE of worker_leases sets expires_at from \$3, a time the process chose`
+}
