@@ -66,9 +66,15 @@ func (t *Texts) hole(v ssa.Value, syntax ast.Expr) string {
 }
 
 // origin returns where v comes from: the field or package variable it is
-// loaded from, or v itself.
+// loaded from, the accessor whose result it is (l.expName(), a method that
+// takes nothing but its receiver: the same column wherever it is named),
+// or v itself.
 func origin(v ssa.Value) any {
 	switch v := v.(type) {
+	case *ssa.Call:
+		if fn := v.Call.StaticCallee(); fn != nil && fn.Signature.Recv() != nil && len(v.Call.Args) == 1 {
+			return fn
+		}
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			switch a := v.X.(type) {

@@ -103,6 +103,51 @@ func (c *client) release() { exec(fmt.Sprintf("DELETE FROM %s WHERE name = $1", 
 	}
 }
 
+// TestAccessorParts checks that a column named by an accessor (a method
+// that takes nothing but its receiver) is one placeholder wherever the
+// accessor is called, as a field is.
+func TestAccessorParts(t *testing.T) {
+	t.Parallel()
+	_, got, oks := build(t, `package p
+
+import "fmt"
+
+func exec(string) {}
+
+type lessor struct{ exp string }
+
+func (l *lessor) expName() string {
+	if l.exp == "" {
+		return "exp"
+	}
+	return l.exp
+}
+
+type lease struct{ lessor *lessor }
+
+func (l *lessor) sweep() { exec(fmt.Sprintf("DELETE FROM leases WHERE %s < now()", l.expName())) }
+
+func (l *lease) renew() { exec(fmt.Sprintf("UPDATE leases SET %s = $1 WHERE %s > now()", l.lessor.expName(), l.lessor.expName())) }
+`)
+	if len(got) != 2 {
+		t.Fatalf("%d calls of exec, want 2", len(got))
+	}
+	var idents []string
+	for i, ts := range got {
+		if !oks[i] || len(ts) != 1 {
+			t.Fatalf("call %d: texts %v, ok %v; want one text", i, ts, oks[i])
+		}
+		for _, f := range strings.Fields(ts[0].SQL) {
+			if IsPlaceholder(f) {
+				idents = append(idents, f)
+			}
+		}
+	}
+	if len(idents) != 3 || idents[0] != idents[1] || idents[1] != idents[2] {
+		t.Errorf("one accessor, placeholders %q; want one, three times", idents)
+	}
+}
+
 // TestBounds checks that texts too large to check are not built: without
 // the bound, doubling a string 24 times builds 150 MB, and a formatting
 // width of a million prints a million bytes. A part past the bound stands
