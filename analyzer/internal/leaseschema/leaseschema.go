@@ -205,6 +205,29 @@ func (l *learner) stmt(i int, s Stmt) {
 	raw := s.Raw
 	rels := Relations(raw)
 	write := raw.Stmt.GetUpdateStmt() != nil || raw.Stmt.GetDeleteStmt() != nil || raw.Stmt.GetInsertStmt() != nil
+	// What a write returns is no condition of it: RETURNING id = $1 tests
+	// nothing that decides the write.
+	returned := make(map[*pg_query.A_Expr]bool)
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		var list []*pg_query.Node
+		switch {
+		case x.GetUpdateStmt() != nil:
+			list = x.GetUpdateStmt().ReturningList
+		case x.GetDeleteStmt() != nil:
+			list = x.GetDeleteStmt().ReturningList
+		case x.GetInsertStmt() != nil:
+			list = x.GetInsertStmt().ReturningList
+		}
+		for _, r := range list {
+			pgsql.Walk(r, func(y *pg_query.Node) bool {
+				if ae := y.GetAExpr(); ae != nil {
+					returned[ae] = true
+				}
+				return true
+			})
+		}
+		return true
+	})
 	// Comparisons anywhere in the statement, attributed to the
 	// relation that their column belongs to.
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {
@@ -240,7 +263,7 @@ func (l *learner) stmt(i int, s Stmt) {
 					if pgsql.IsParam(side[1]) {
 						f := l.col(t, col)
 						f.equal = append(f.equal, ev(int(ae.Location), "tests "+col+" = a parameter"))
-						f.matches = f.matches || write
+						f.matches = f.matches || write && !returned[ae]
 					}
 				}
 			}

@@ -257,6 +257,17 @@ func TestInfer(t *testing.T) {
 			want: "cutover_job(lease_process_id, -, lease_expires_at)",
 		},
 		{
+			name: "an equality in a RETURNING list is no write's condition: a session upsert is no lease",
+			sql: []string{
+				`INSERT INTO audit_sessions (id, agent_id, started_at, updated_at) VALUES ($1, $2, $3, $4)
+				 ON CONFLICT (agent_id) DO UPDATE SET
+				   id = CASE WHEN audit_sessions.updated_at > NOW() - ($5::bigint || ' ms')::interval THEN audit_sessions.id ELSE EXCLUDED.id END,
+				   updated_at = EXCLUDED.updated_at
+				 RETURNING id = $1 AS new_or_stale`,
+			},
+			want: "",
+		},
+		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
 			sql: []string{
 				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,
