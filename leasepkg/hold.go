@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -163,15 +162,13 @@ func (t *Term) start(l Lease) bool {
 func (m *Manager) runTerm(ctx, leaseCtx context.Context, cancel context.CancelCauseFunc, t *Term, deadline *time.Timer, expire func(), fn func(ctx context.Context, t *Term) error) error {
 	defer cancel(nil)
 
-	// 2. Renew in the background until fn returns or the lease is lost.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { m.renewLoop(leaseCtx, stop, t, deadline, expire, cancel) })
+	// 2. Renew in the background until fn returns or the lease is lost:
+	// on the Manager's own loop, or in its Client's batch.
+	stopRenewing := m.startRenewing(leaseCtx, t, deadline, expire, cancel)
 
 	// 3. Run fn, then stop renewing.
 	fnErr := fn(leaseCtx, t)
-	close(stop)
-	wg.Wait()
+	stopRenewing()
 
 	// 4. A lost lease is the answer, whatever fn made of its cancellation.
 	if cause := context.Cause(leaseCtx); errors.Is(cause, ErrLeaseLost) {

@@ -54,7 +54,8 @@ func readLeader(ctx context.Context, q rowQuerier, name string) (LeaderInfo, err
 // Observe calls fn with who holds the Manager's lease, first at once and
 // then whenever the holder, the epoch or whether it is held changes, until
 // ctx is done; it then returns ctx's error. Acquisitions and releases
-// notify observers through LISTEN/NOTIFY on a connection of its own; a
+// notify observers through LISTEN/NOTIFY on a connection of its own (one
+// that all the Observe calls of a [Client]'s Managers share); a
 // lease that expires without a statement, or a notification lost while
 // the connection was down, is caught by reading the row again when the
 // lease would expire by the database's clock and at least every
@@ -71,6 +72,9 @@ func (m *Manager) Observe(ctx context.Context, fn func(LeaderInfo)) error {
 			last = &info
 			fn(info)
 		}
+	}
+	if m.client != nil {
+		return m.observeShared(ctx, report)
 	}
 	for {
 		err := m.observeOn(ctx, report)

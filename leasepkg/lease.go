@@ -39,6 +39,9 @@ type Manager struct {
 	pool  *pgxpool.Pool // acquisitions and fenced writes
 	renew *pgxpool.Pool // renewals and release, so that a busy pool cannot starve them
 	owned bool          // Close closes pool too
+	// client, if the Manager is a Client's, renews its terms in the
+	// Client's batch and owns renew and events.
+	client *Client
 
 	closed atomic.Bool
 	events *eventQueue // nil without an Observer
@@ -124,23 +127,34 @@ func New(pool *pgxpool.Pool, cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("renewal pool: %w", err)
 	}
-	m := &Manager{
-		cfg:       cfg,
-		pool:      pool,
-		renew:     renew,
-		fenceStmt: fenceSQL,
-	}
+	m := newManager(pool, renew, cfg)
 	if cfg.Observer != nil {
 		m.events = newEventQueue(cfg.Observer)
 	}
 	return m, nil
 }
 
+// newManager returns a Manager of cfg's lease on pool, renewing on renew.
+func newManager(pool, renew *pgxpool.Pool, cfg Config) *Manager {
+	return &Manager{
+		cfg:       cfg,
+		pool:      pool,
+		renew:     renew,
+		fenceStmt: fenceSQL,
+	}
+}
+
 // Close closes the renewal pool, and the main pool if Open made it, and
 // waits until the events queued for the Observer before it have been
-// delivered. Calls made after Close return ErrClosed.
+// delivered. Calls made after Close return ErrClosed. A Client's Manager
+// shares those with the Client, which closes them: Close closes only the
+// Manager.
 func (m *Manager) Close() {
 	if m.closed.Swap(true) {
+		return
+	}
+	if m.client != nil {
+		m.client.forget(m)
 		return
 	}
 	m.renew.Close()
