@@ -43,6 +43,10 @@ type Client struct {
 	owned  bool          // Close closes pool too
 	events *eventQueue   // nil without an Observer
 
+	// turns holds a token for each acquisition of Hold and Campaign in
+	// flight, at most the pool's size (acquireTurn).
+	turns chan struct{}
+
 	stop chan struct{} // closed by Close: the renewal loop ends
 	done chan struct{} // closed when the renewal loop has ended
 
@@ -76,6 +80,7 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*Client, error) {
 		cfg:      cfg,
 		pool:     pool,
 		renew:    renew,
+		turns:    make(chan struct{}, max(pool.Config().MaxConns, 1)),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 		managers: make(map[string]*Manager),
@@ -208,6 +213,26 @@ func (c *Client) Close() {
 	}
 	if c.events != nil {
 		c.events.close()
+	}
+}
+
+// acquireTurn waits, for a Manager of a Client, until fewer acquisitions
+// of Hold and Campaign are in flight than the pool has connections, and
+// returns the function that ends this one's turn. A term's deadline starts
+// before its acquisition waits for a connection: a thousand leases
+// acquired at once on a small pool would otherwise queue for longer than
+// the TTL, and the terms confirmed late would be given up. Waiting for a
+// turn instead, each starts its deadline when its acquisition is about to
+// be sent. A lone Manager does not wait. The context governs the wait.
+func (m *Manager) acquireTurn(ctx context.Context) (done func(), err error) {
+	if m.client == nil {
+		return func() {}, nil
+	}
+	select {
+	case m.client.turns <- struct{}{}:
+		return func() { <-m.client.turns }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
 	}
 }
 

@@ -140,10 +140,12 @@ func holdAll(t *testing.T, c *leasepkg.Client, names []string) *holding {
 		res := make(chan error, 1)
 		h.results[name] = res
 		go func() {
-			res <- m.Hold(context.Background(), func(ctx context.Context, _ *leasepkg.Term) error {
+			held := false
+			err := m.Hold(context.Background(), func(ctx context.Context, _ *leasepkg.Term) error {
 				h.mu.Lock()
 				h.ctxs[name] = ctx
 				h.mu.Unlock()
+				held = true
 				h.started.Done()
 				select {
 				case <-ctx.Done():
@@ -151,6 +153,11 @@ func holdAll(t *testing.T, c *leasepkg.Client, names []string) *holding {
 				}
 				return nil
 			})
+			if !held {
+				t.Errorf("hold %s: %v", name, err)
+				h.started.Done()
+			}
+			res <- err
 		}()
 	}
 	done := make(chan struct{})
@@ -161,6 +168,9 @@ func holdAll(t *testing.T, c *leasepkg.Client, names []string) *holding {
 		t.Fatal("gave up waiting for the leases to be held")
 	}
 	t.Cleanup(h.stop)
+	if t.Failed() {
+		t.FailNow()
+	}
 	return h
 }
 
@@ -358,4 +368,20 @@ func TestClientConnections(t *testing.T) {
 	}
 	check("lease-holder")
 	check("lease-observer")
+}
+
+// TestClientAcquiresManyOnOnePool: Hold of thousands of leases at once on
+// a pool of one connection holds them all, though acquiring them one
+// after another takes longer than the TTL: each term's deadline starts
+// when its acquisition's turn comes, not while it queues for the pool.
+func TestClientAcquiresManyOnOnePool(t *testing.T) {
+	t.Parallel()
+	pool := clientPool(t, pgtest.DB(t), url.Values{"pool_max_conns": {"1"}}, nil)
+	c := newClient(t, pool, "many", func(cfg *leasepkg.Config) {
+		cfg.TTL = 500 * time.Millisecond
+		cfg.RenewInterval = 200 * time.Millisecond
+		cfg.LockTimeout = 100 * time.Millisecond
+	})
+	migrate(t, c)
+	holdAll(t, c, names("tenant", 3000))
 }

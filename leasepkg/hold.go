@@ -87,9 +87,16 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 		// 1. Acquire. A term's deadline belongs to that term: it starts
 		// before the acquisition is sent (the lease lives at least a TTL
 		// from then) and ends with the attempt if it fails, so that a
-		// slow attempt cannot end the next one's term.
+		// slow attempt cannot end the next one's term. A Client's
+		// Managers first wait their turn among its acquisitions, so that
+		// a term's deadline does not run out in the queue for the pool.
+		done, err := m.acquireTurn(ctx)
+		if err != nil {
+			return fmt.Errorf("acquire lease %q: %w", m.cfg.Name, err)
+		}
 		t, leaseCtx, cancel, deadline, expire := m.newTerm(ctx)
 		l, err := m.Acquire(ctx)
+		done()
 		if err != nil {
 			deadline.Stop()
 			cancel(nil)
