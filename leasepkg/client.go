@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -25,8 +26,14 @@ import (
 //     checks and its stop-work-before-expiry are those of a lone Manager's.
 //   - One listening connection for every Observe of its Managers, opened
 //     while any of them observes.
+//   - One reading a tick of every lease that its Managers' Campaign calls
+//     wait for, on the renewal connection: a campaign tries to acquire
+//     again only when its lease is free or about to expire.
 //   - The pool, for acquisitions, fenced writes and reads, and one queue of
-//     events for Config.Observer, in order across all the leases.
+//     events for Config.Observer, in order across all the leases. Hold and
+//     Campaign acquire at most as many leases at once as the pool has
+//     connections, so that a term's deadline does not run out while it
+//     queues for one.
 //
 // A Client holding 1,000 leases therefore uses the connections of its pool
 // (one is enough) and one renewal connection, plus the listening connection
@@ -56,6 +63,18 @@ type Client struct {
 	terms    map[*renewing]struct{} // started terms, renewed every tick
 
 	listener listener
+
+	// watched are the leases that campaigns wait for, each with the
+	// channels of its waiters: the renewal loop reads them all in one
+	// statement a tick (readWatched).
+	watchMu sync.Mutex
+	watched map[string]map[chan leaderAnswer]struct{}
+}
+
+// leaderAnswer is what a reading of the watched leases says of one.
+type leaderAnswer struct {
+	info LeaderInfo
+	err  error
 }
 
 // NewClient returns a Client whose Managers acquire, write and read on
@@ -85,6 +104,7 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*Client, error) {
 		done:     make(chan struct{}),
 		managers: make(map[string]*Manager),
 		terms:    make(map[*renewing]struct{}),
+		watched:  make(map[string]map[chan leaderAnswer]struct{}),
 	}
 	c.listener.c = c
 	if cfg.Observer != nil {
@@ -294,6 +314,7 @@ func (c *Client) renewLoop() {
 		case <-tick.C:
 		}
 		c.renewAll(ctx)
+		c.readWatched(ctx)
 	}
 }
 
@@ -576,3 +597,98 @@ func (m *Manager) observeShared(ctx context.Context, report func(LeaderInfo)) er
 		}
 	}
 }
+
+// waitWatched is waitForHolder for a Manager of a Client, whose campaigns
+// wait together: rather than each read its lease and try it again every
+// RenewInterval, the Client reads the leases that its campaigns wait for
+// in one statement a tick, and a campaign tries again only when its lease
+// is free, when it will expire before the next reading (then a moment
+// after it expires, with a little jitter), or when the reading failed.
+func (m *Manager) waitWatched(ctx context.Context) error {
+	c, name := m.client, m.cfg.Name
+	ch := make(chan leaderAnswer, 1)
+	c.watchMu.Lock()
+	if c.watched[name] == nil {
+		c.watched[name] = make(map[chan leaderAnswer]struct{})
+	}
+	c.watched[name][ch] = struct{}{}
+	c.watchMu.Unlock()
+	defer func() {
+		c.watchMu.Lock()
+		delete(c.watched[name], ch)
+		if len(c.watched[name]) == 0 {
+			delete(c.watched, name)
+		}
+		c.watchMu.Unlock()
+	}()
+	jitter := func() time.Duration { return rand.N(m.cfg.RenewInterval/4 + 1) }
+	for {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case a := <-ch:
+			switch {
+			case a.err != nil, !a.info.Held:
+				return sleep(ctx, jitter())
+			case a.info.Remaining < m.cfg.RenewInterval:
+				return sleep(ctx, a.info.Remaining+jitter())
+			}
+		}
+	}
+}
+
+// readWatched reads every lease that a campaign waits for in one statement
+// on the renewal connection, and tells each waiter what it says.
+func (c *Client) readWatched(ctx context.Context) {
+	c.watchMu.Lock()
+	names := make([]string, 0, len(c.watched))
+	for name := range c.watched {
+		names = append(names, name)
+	}
+	c.watchMu.Unlock()
+	if len(names) == 0 {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RenewInterval)
+	infos, err := readLeaders(rctx, c.renew, names)
+	cancel()
+	c.watchMu.Lock()
+	defer c.watchMu.Unlock()
+	for _, name := range names {
+		a := leaderAnswer{info: LeaderInfo{Lease: Lease{Name: name}}, err: err}
+		if info, ok := infos[name]; ok {
+			a.info = info
+		}
+		for ch := range c.watched[name] {
+			select {
+			case ch <- a:
+			default: // the waiter has not taken the last one: it is busy
+			}
+		}
+	}
+}
+
+// readLeaders is readLeader for many leases in one statement. A lease
+// that was never acquired is missing from the answer.
+func readLeaders(ctx context.Context, q querier, names []string) (map[string]LeaderInfo, error) {
+	rows, err := q.Query(ctx, leadersSQL, names)
+	if err != nil {
+		return nil, err
+	}
+	infos := make(map[string]LeaderInfo, len(names))
+	var info LeaderInfo
+	_, err = pgx.ForEachRow(rows, []any{&info.Lease.Name, &info.Lease.Holder, &info.Lease.Epoch, &info.Lease.Term, &info.ExpiresAt, &info.Held, &info.Remaining}, func() error {
+		infos[info.Lease.Name] = info
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return infos, nil
+}
+
+// leadersSQL is leaderSQL for many leases. $1 names.
+const leadersSQL = `SELECT name, holder, epoch, term, expires_at,
+       expires_at > clock_timestamp(),
+       greatest(expires_at - clock_timestamp(), interval '0')
+  FROM worker_leases WHERE name = ANY ($1::text[])`

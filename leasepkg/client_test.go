@@ -385,3 +385,127 @@ func TestClientAcquiresManyOnOnePool(t *testing.T) {
 	migrate(t, c)
 	holdAll(t, c, names("tenant", 3000))
 }
+
+// campaignCounter is a pgx tracer that counts a Client's readings of the
+// leases its campaigns wait for, how many leases each carried, and the
+// batches (acquisitions) sent.
+type campaignCounter struct {
+	mu      sync.Mutex
+	reads   []int
+	batches int
+	read    chan struct{} // signalled after each reading
+}
+
+func (c *campaignCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if data.SQL == leasepkg.LeadersSQL {
+		c.mu.Lock()
+		c.reads = append(c.reads, len(data.Args[0].([]string)))
+		c.mu.Unlock()
+		select {
+		case c.read <- struct{}{}:
+		default:
+		}
+	}
+	return ctx
+}
+
+func (c *campaignCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (c *campaignCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.mu.Lock()
+	c.batches++
+	c.mu.Unlock()
+	return ctx
+}
+
+func (c *campaignCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *campaignCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+func (c *campaignCounter) counts() ([]int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]int(nil), c.reads...), c.batches
+}
+
+func (c *campaignCounter) waitReads(t *testing.T, n int) {
+	t.Helper()
+	limit := time.After(30 * time.Second)
+	for range n {
+		select {
+		case <-c.read:
+		case <-limit:
+			t.Fatalf("gave up waiting for %d readings of the waited-for leases", n)
+		}
+	}
+}
+
+// TestClientCampaignsWaitTogether: a Client's campaigns for leases that
+// another Client holds wait together: one reading of all of them a tick,
+// and no acquisition attempt while the leases are held; when the holder
+// stops renewing, they take every lease over.
+func TestClientCampaignsWaitTogether(t *testing.T) {
+	t.Parallel()
+	const n = 50
+	dsn := pgtest.DB(t)
+	counter := &campaignCounter{read: make(chan struct{}, 1)}
+	hpool := clientPool(t, dsn, nil, nil)
+	cpool := clientPool(t, dsn, nil, counter)
+	timing := func(cfg *leasepkg.Config) {
+		cfg.TTL = 2 * time.Second
+		cfg.RenewInterval = 300 * time.Millisecond
+		cfg.LockTimeout = 500 * time.Millisecond
+	}
+	first := newClient(t, hpool, "first", timing)
+	second := newClient(t, cpool, "second", timing)
+	migrate(t, first)
+	all := names("shard", n)
+	holdAll(t, first, all)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var held sync.WaitGroup
+	held.Add(n)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	for _, name := range all {
+		m, err := second.Manager(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			_ = m.Campaign(ctx, func(ctx context.Context, term *leasepkg.Term) error {
+				if term.Lease().Holder != "second" {
+					t.Errorf("campaign for %s holds %v", name, term.Lease())
+				}
+				held.Done()
+				<-ctx.Done()
+				return nil
+			})
+		})
+	}
+
+	// Once every campaign has tried once and waits, the readings carry
+	// all the leases, and no campaign tries again while they are held.
+	counter.waitReads(t, 2)
+	reads0, batches0 := counter.counts()
+	counter.waitReads(t, 3)
+	reads, batches := counter.counts()
+	if batches != batches0 {
+		t.Errorf("%d acquisition attempts while the leases were held, want none", batches-batches0)
+	}
+	for _, size := range reads[len(reads0):] {
+		if size != n {
+			t.Errorf("a reading carried %d leases, want all %d", size, n)
+		}
+	}
+
+	first.Close() // stops renewing: the leases expire
+	allHeld := make(chan struct{})
+	go func() { held.Wait(); close(allHeld) }()
+	select {
+	case <-allHeld:
+	case <-time.After(time.Minute):
+		t.Fatal("the waiting campaigns did not take the leases over")
+	}
+}

@@ -5,8 +5,10 @@ package leasepkg
 var OutcomeError = outcomeError
 
 // RenewManySQL and RenewTermSQL are the batched and the lone per-term
-// renewal, for tests that count the statements sent.
+// renewal, and LeadersSQL a Client's reading of the leases its campaigns
+// wait for, for tests that count the statements sent.
 const (
 	RenewManySQL = renewManySQL
 	RenewTermSQL = renewTermSQL
+	LeadersSQL   = leadersSQL
 )

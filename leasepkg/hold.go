@@ -52,7 +52,9 @@ func (m *Manager) Hold(ctx context.Context, fn func(ctx context.Context, t *Term
 // lease (ErrLeaseHeld) or a takeover is blocked (ErrTakeoverBlocked), it
 // tries again after a RenewInterval, jittered between half and one and a
 // half times that so that contenders spread out, and sooner if the lease
-// expires earlier by the database's clock. After what a restart, a failover
+// expires earlier by the database's clock; a [Client]'s campaigns wait
+// together instead, on one reading of all their leases a tick, and try
+// again only when theirs is free or about to expire. After what a restart, a failover
 // or a busy server produces, it backs off: a quarter of the RenewInterval,
 // doubled after each consecutive failure up to two RenewIntervals, with the
 // same jitter. Those are an acquisition whose outcome is unknown, an error
@@ -307,8 +309,13 @@ func (m *Manager) backoff(ctx context.Context, n int) error {
 }
 
 // waitForHolder waits a jittered RenewInterval, or less if the lease
-// expires sooner by the database's clock, or until ctx is done.
+// expires sooner by the database's clock, or until ctx is done. A
+// Client's Manager waits until the Client's reading of all the leases its
+// campaigns wait for says this one is free or about to be (waitWatched).
 func (m *Manager) waitForHolder(ctx context.Context) error {
+	if m.client != nil {
+		return m.waitWatched(ctx)
+	}
 	wait := m.cfg.RenewInterval/2 + rand.N(m.cfg.RenewInterval)
 	if info, err := m.Leader(ctx); err == nil && info.Held && info.Remaining < wait {
 		wait = info.Remaining + rand.N(m.cfg.RenewInterval/4+1)

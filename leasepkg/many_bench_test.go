@@ -117,7 +117,9 @@ func BenchmarkManyFailover(b *testing.B) {
 				})
 			})
 		}
-		// Two RenewIntervals of contention, counted.
+		// Two RenewIntervals of contention, counted after the first
+		// attempts.
+		_ = sleepCtx(ctx, 2*manyRenew)
 		s0 := counter.total()
 		waited := time.Now()
 		_ = sleepCtx(ctx, 2*manyRenew)
