@@ -626,6 +626,8 @@ func (m *Manager) waitWatched(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		case <-c.stop:
+			return nil // closed: the next attempt says so
 		case a := <-ch:
 			switch {
 			case a.err != nil, !a.info.Held:

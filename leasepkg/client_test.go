@@ -393,23 +393,30 @@ type campaignCounter struct {
 	mu      sync.Mutex
 	reads   []int
 	batches int
-	read    chan struct{} // signalled after each reading
+	read    chan struct{} // signalled when a reading has been answered
 }
+
+// readingKey marks the context of a reading, from its start to its end.
+type readingKey struct{}
 
 func (c *campaignCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
 	if data.SQL == leasepkg.LeadersSQL {
 		c.mu.Lock()
 		c.reads = append(c.reads, len(data.Args[0].([]string)))
 		c.mu.Unlock()
+		return context.WithValue(ctx, readingKey{}, true)
+	}
+	return ctx
+}
+
+func (c *campaignCounter) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	if ctx.Value(readingKey{}) != nil {
 		select {
 		case c.read <- struct{}{}:
 		default:
 		}
 	}
-	return ctx
 }
-
-func (c *campaignCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 func (c *campaignCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
 	c.mu.Lock()
@@ -507,5 +514,38 @@ func TestClientCampaignsWaitTogether(t *testing.T) {
 	case <-allHeld:
 	case <-time.After(time.Minute):
 		t.Fatal("the waiting campaigns did not take the leases over")
+	}
+}
+
+// TestClientCloseEndsCampaigns: closing a Client ends its campaigns that
+// wait for a lease held elsewhere, with ErrClosed.
+func TestClientCloseEndsCampaigns(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DB(t)
+	counter := &campaignCounter{read: make(chan struct{}, 1)}
+	first := newClient(t, clientPool(t, dsn, nil, nil), "first", nil)
+	second := newClient(t, clientPool(t, dsn, nil, counter), "second", nil)
+	migrate(t, first)
+	holdAll(t, first, []string{"shard"})
+	m, err := second.Manager("shard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		ended <- m.Campaign(context.Background(), func(context.Context, *leasepkg.Term) error {
+			t.Error("the campaign acquired a lease held elsewhere")
+			return nil
+		})
+	}()
+	counter.waitReads(t, 1) // the campaign waits
+	second.Close()
+	select {
+	case err := <-ended:
+		if !errors.Is(err, leasepkg.ErrClosed) {
+			t.Errorf("Campaign after Close returned %v, want ErrClosed", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Campaign did not return after its Client was closed")
 	}
 }
