@@ -3,9 +3,10 @@
 #
 # Many leases per process: leasepkg's BenchmarkManyLeases (1, 100, 1,000 and
 # 10,000 leases in one Client: renewal statements per tick, connections,
-# CPU per lease-second) over 10 renewal ticks, and BenchmarkManyFailover
+# CPU per lease-second) over 10 renewal ticks, BenchmarkLoneManagers (1 and
+# 100 leases, a Manager each, for comparison), and BenchmarkManyFailover
 # (1,000 leases: the time until a second Client holds them all after the
-# first stops renewing), once.
+# first stops renewing), three times.
 #
 # By default on the tests' throwaway cluster (fsync, full_page_writes and
 # synchronous_commit off), or on $LEASE_DATABASE_URL. With "durable", on a
@@ -26,5 +27,5 @@ if [ "${1:-}" = durable ]; then
 	trap 'as "'"'"'$bin/pg_ctl'"'"' -D '"'"'$dir/data'"'"' -m fast stop" >/dev/null; rm -rf "$dir"' EXIT
 	export LEASE_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 fi
-go test ./leasepkg/ -run '^$' -bench 'ManyLeases' -benchtime 10x -count 1 -timeout 30m
-go test ./leasepkg/ -run '^$' -bench 'ManyFailover' -benchtime 1x -count 1 -timeout 30m
+go test ./leasepkg/ -run '^$' -bench 'ManyLeases|LoneManagers' -benchtime 10x -count 1 -timeout 30m
+go test ./leasepkg/ -run '^$' -bench 'ManyFailover' -benchtime 1x -count 3 -timeout 30m

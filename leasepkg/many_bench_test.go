@@ -77,6 +77,81 @@ func benchManyLeases(b *testing.B, n int) {
 	}
 }
 
+// BenchmarkLoneManagers is BenchmarkManyLeases without a Client, for
+// comparison: a lone Manager per lease (New) on one shared pool of one
+// connection, each renewing on its own loop and its own renewal pool. An
+// op is a RenewInterval; stmts/tick is the renewal statements sent in it.
+// (1,000 would need more connections than the test cluster allows.)
+func BenchmarkLoneManagers(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run("leases="+strconv.Itoa(n), func(b *testing.B) { benchLoneManagers(b, n) })
+	}
+}
+
+func benchLoneManagers(b *testing.B, n int) {
+	ctx := context.Background()
+	tracer := newStatementCounter()
+	app := fmt.Sprintf("lease-lone-%d", n)
+	pool := benchClientPool(b, pgtest.DB(b), app, tracer)
+	logSettings(b, pool)
+	release := make(chan struct{})
+	var started, ended sync.WaitGroup
+	started.Add(n)
+	for i, name := range names("shard", n) {
+		cfg := leasepkg.DefaultConfig(name)
+		cfg.Holder = "holder"
+		cfg.TTL, cfg.RenewInterval = manyTTL, manyRenew
+		m, err := leasepkg.New(pool, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(m.Close)
+		if i == 0 {
+			if err := m.Migrate(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ended.Go(func() {
+			held := false
+			err := m.Hold(ctx, func(ctx context.Context, _ *leasepkg.Term) error {
+				held = true
+				started.Done()
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
+				return nil
+			})
+			if !held {
+				b.Errorf("hold %s: %v", name, err)
+				started.Done()
+			}
+		})
+	}
+	started.Wait()
+	defer func() { close(release); ended.Wait() }()
+	_ = sleepCtx(ctx, manyRenew) // every lease renewed once
+
+	before := tracer.renewals()
+	cpu0, server0 := processCPU(), serverCPU(b, pool, app)
+	start := time.Now()
+	for b.Loop() {
+		_ = sleepCtx(ctx, manyRenew)
+	}
+	elapsed := time.Since(start)
+	cpu1, server1 := processCPU(), serverCPU(b, pool, app)
+	after := tracer.renewals()
+	conns := countConns(b, pool, app)
+
+	leaseSeconds := float64(n) * elapsed.Seconds()
+	b.ReportMetric(float64(after-before)/(elapsed.Seconds()/manyRenew.Seconds()), "stmts/tick")
+	b.ReportMetric(float64(conns), "conns")
+	b.ReportMetric(float64((cpu1-cpu0).Microseconds())/leaseSeconds, "cpu-µs/lease-s")
+	if server0 >= 0 && server1 >= 0 {
+		b.ReportMetric(float64((server1-server0).Microseconds())/leaseSeconds, "server-cpu-µs/lease-s")
+	}
+}
+
 // BenchmarkManyFailover: one Client holds 1,000 leases, another campaigns
 // for all of them; an op is the first Client stopping its renewals (as a
 // crashed process would: nothing is released) and ending when the second
