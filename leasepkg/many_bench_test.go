@@ -387,9 +387,10 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// serverCPU is the CPU time, user and system, that the server's backends
-// under application name app have used, read from /proc; -1 where the
-// server is not on this machine.
+// serverCPU is the CPU time that the server's backends under application
+// name app have used, read from /proc/<pid>/schedstat (nanoseconds on a
+// CPU, exact, where /proc/<pid>/stat counts 10 ms ticks by sampling); -1
+// where the server is not on this machine.
 func serverCPU(b *testing.B, pool *pgxpool.Pool, app string) time.Duration {
 	b.Helper()
 	rows, err := pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE application_name = $1`, app)
@@ -400,18 +401,17 @@ func serverCPU(b *testing.B, pool *pgxpool.Pool, app string) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const ticksPerSecond = 100 // USER_HZ on Linux
 	var total time.Duration
 	for _, pid := range pids {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
 		if err != nil {
 			return -1
 		}
-		// The fields after the command name, which is in parentheses.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		total += time.Duration(utime+stime) * time.Second / ticksPerSecond
+		ns, err := strconv.ParseInt(strings.Fields(string(stat))[0], 10, 64)
+		if err != nil {
+			return -1
+		}
+		total += time.Duration(ns)
 	}
 	return total
 }
