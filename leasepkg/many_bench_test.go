@@ -45,7 +45,7 @@ func benchManyLeases(b *testing.B, n int) {
 	dsn := pgtest.DB(b)
 	tracer := newStatementCounter()
 	app := fmt.Sprintf("lease-bench-%d", n)
-	pool := benchClientPool(b, dsn, app, tracer)
+	pool := benchClientPool(b, dsn, app, 1, tracer)
 	c := benchClient(b, pool, "holder")
 	logSettings(b, pool)
 	stop := benchHoldAll(b, c, names("shard", n))
@@ -72,9 +72,7 @@ func benchManyLeases(b *testing.B, n int) {
 	b.ReportMetric(float64(after-before)/float64(b.N), "stmts/tick")
 	b.ReportMetric(float64(conns), "conns")
 	b.ReportMetric(float64((cpu1-cpu0).Microseconds())/leaseSeconds, "cpu-µs/lease-s")
-	if server0 >= 0 && server1 >= 0 {
-		b.ReportMetric(float64((server1-server0).Microseconds())/leaseSeconds, "server-cpu-µs/lease-s")
-	}
+	reportServerCPU(b, server0, server1, leaseSeconds)
 }
 
 // BenchmarkLoneManagers is BenchmarkManyLeases without a Client, for
@@ -92,7 +90,7 @@ func benchLoneManagers(b *testing.B, n int) {
 	ctx := context.Background()
 	tracer := newStatementCounter()
 	app := fmt.Sprintf("lease-lone-%d", n)
-	pool := benchClientPool(b, pgtest.DB(b), app, tracer)
+	pool := benchClientPool(b, pgtest.DB(b), app, 1, tracer)
 	logSettings(b, pool)
 	release := make(chan struct{})
 	var started, ended sync.WaitGroup
@@ -147,28 +145,33 @@ func benchLoneManagers(b *testing.B, n int) {
 	b.ReportMetric(float64(after-before)/(elapsed.Seconds()/manyRenew.Seconds()), "stmts/tick")
 	b.ReportMetric(float64(conns), "conns")
 	b.ReportMetric(float64((cpu1-cpu0).Microseconds())/leaseSeconds, "cpu-µs/lease-s")
-	if server0 >= 0 && server1 >= 0 {
-		b.ReportMetric(float64((server1-server0).Microseconds())/leaseSeconds, "server-cpu-µs/lease-s")
-	}
+	reportServerCPU(b, server0, server1, leaseSeconds)
 }
 
-// BenchmarkManyFailover: one Client holds 1,000 leases, another campaigns
-// for all of them; an op is the first Client stopping its renewals (as a
+// BenchmarkManyFailover: one Client holds 1,000 leases, another, on a pool
+// of 1 or 4 connections, campaigns for all of them; an op is the first Client stopping its renewals (as a
 // crashed process would: nothing is released) and ending when the second
 // holds all 1,000. It reports the failover time, the part of it after the
 // last lease expired by the database's clock (the takeovers themselves),
 // and the round trips per second that the waiting campaigns send.
 func BenchmarkManyFailover(b *testing.B) {
+	for _, conns := range []int{1, 4} {
+		b.Run("pool="+strconv.Itoa(conns), func(b *testing.B) { benchManyFailover(b, conns) })
+	}
+}
+
+func benchManyFailover(b *testing.B, conns int) {
 	const n = 1000
 	for b.Loop() {
 		b.StopTimer()
 		ctx := context.Background()
 		dsn := pgtest.DB(b)
-		hpool := benchClientPool(b, dsn, "lease-first", nil)
+		hpool := benchClientPool(b, dsn, "lease-first", 1, nil)
 		counter := newStatementCounter()
-		cpool := benchClientPool(b, dsn, "lease-second", counter)
+		cpool := benchClientPool(b, dsn, "lease-second", conns, counter)
 		first := benchClient(b, hpool, "first")
 		second := benchClient(b, cpool, "second")
+		logSettings(b, cpool)
 		all := names("shard", n)
 		stopFirst := benchHoldAll(b, first, all)
 
@@ -275,9 +278,9 @@ func (c *statementCounter) waitRenewals(b *testing.B, n int) {
 	}
 }
 
-// benchClientPool is a pool of one connection to dsn under application
+// benchClientPool is a pool of conns connections to dsn under application
 // name app, with tracer, if not nil, on its connections.
-func benchClientPool(b *testing.B, dsn, app string, tracer pgx.QueryTracer) *pgxpool.Pool {
+func benchClientPool(b *testing.B, dsn, app string, conns int, tracer pgx.QueryTracer) *pgxpool.Pool {
 	b.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -285,7 +288,7 @@ func benchClientPool(b *testing.B, dsn, app string, tracer pgx.QueryTracer) *pgx
 	}
 	q := u.Query()
 	q.Set("application_name", app)
-	q.Set("pool_max_conns", "1")
+	q.Set("pool_max_conns", strconv.Itoa(conns))
 	u.RawQuery = q.Encode()
 	cfg, err := pgxpool.ParseConfig(u.String())
 	if err != nil {
@@ -387,11 +390,11 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// serverCPU is the CPU time that the server's backends under application
-// name app have used, read from /proc/<pid>/schedstat (nanoseconds on a
-// CPU, exact, where /proc/<pid>/stat counts 10 ms ticks by sampling); -1
-// where the server is not on this machine.
-func serverCPU(b *testing.B, pool *pgxpool.Pool, app string) time.Duration {
+// serverCPU is the CPU time that each of the server's backends under
+// application name app has used, by pid, read from /proc/<pid>/schedstat
+// (nanoseconds on a CPU, exact, where /proc/<pid>/stat counts 10 ms ticks
+// by sampling); nil where the server is not on this machine.
+func serverCPU(b *testing.B, pool *pgxpool.Pool, app string) map[int32]time.Duration {
 	b.Helper()
 	rows, err := pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE application_name = $1`, app)
 	if err != nil {
@@ -401,19 +404,34 @@ func serverCPU(b *testing.B, pool *pgxpool.Pool, app string) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var total time.Duration
+	cpu := make(map[int32]time.Duration, len(pids))
 	for _, pid := range pids {
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
 		if err != nil {
-			return -1
+			return nil
 		}
 		ns, err := strconv.ParseInt(strings.Fields(string(stat))[0], 10, 64)
 		if err != nil {
-			return -1
+			return nil
 		}
-		total += time.Duration(ns)
+		cpu[pid] = time.Duration(ns)
 	}
-	return total
+	return cpu
+}
+
+// reportServerCPU reports the CPU time per lease-second that the backends
+// alive at both readings used between them, if they could be read.
+func reportServerCPU(b *testing.B, before, after map[int32]time.Duration, leaseSeconds float64) {
+	if before == nil || after == nil {
+		return
+	}
+	var used time.Duration
+	for pid, t := range after {
+		if t0, ok := before[pid]; ok {
+			used += t - t0
+		}
+	}
+	b.ReportMetric(float64(used.Microseconds())/leaseSeconds, "server-cpu-µs/lease-s")
 }
 
 // sleepCtx waits d, or until ctx is done.
