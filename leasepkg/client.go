@@ -206,9 +206,10 @@ func (c *Client) Config() Config { return c.cfg }
 
 // Close closes the Client's Managers, stops renewing (a term still held
 // is lost when its deadline passes, and its fn's context is then
-// cancelled), closes the observers' listening connection, the renewal
-// connection, and the pool if OpenClient made it, and waits until the
-// events queued for the Observer before it have been delivered.
+// cancelled), ends the campaigns that wait to acquire and the Observe
+// calls with ErrClosed, closes the observers' listening connection, the
+// renewal connection, and the pool if OpenClient made it, and waits until
+// the events queued for the Observer before it have been delivered.
 func (c *Client) Close() {
 	c.mu.Lock()
 	if c.closed {
@@ -568,7 +569,7 @@ func (l *listener) listenOn(ctx context.Context) error {
 // observeShared is Observe for a Manager of a Client: it reads the lease
 // on the pool whenever the Client's listener says it may have changed,
 // when it would expire by the database's clock, and at least every
-// RenewInterval.
+// RenewInterval, until ctx is done or the Client is closed (ErrClosed).
 func (m *Manager) observeShared(ctx context.Context, report func(LeaderInfo)) error {
 	wake, unsubscribe := m.client.listener.subscribe(m.cfg.Name)
 	defer unsubscribe()
@@ -591,6 +592,9 @@ func (m *Manager) observeShared(ctx context.Context, report func(LeaderInfo)) er
 		case <-ctx.Done():
 			t.Stop()
 			return ctx.Err()
+		case <-m.client.stop:
+			t.Stop()
+			return ErrClosed
 		case <-wake:
 			t.Stop()
 		case <-t.C:

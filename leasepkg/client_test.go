@@ -518,7 +518,7 @@ func TestClientCampaignsWaitTogether(t *testing.T) {
 }
 
 // TestClientCloseEndsCampaigns: closing a Client ends its campaigns that
-// wait for a lease held elsewhere, with ErrClosed.
+// wait for a lease held elsewhere, and its observers, with ErrClosed.
 func TestClientCloseEndsCampaigns(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DB(t)
@@ -538,14 +538,27 @@ func TestClientCloseEndsCampaigns(t *testing.T) {
 			return nil
 		})
 	}()
+	observed := make(chan leasepkg.LeaderInfo, 1)
+	observing := make(chan error, 1)
+	go func() {
+		observing <- m.Observe(context.Background(), func(info leasepkg.LeaderInfo) {
+			select {
+			case observed <- info:
+			default:
+			}
+		})
+	}()
 	counter.waitReads(t, 1) // the campaign waits
+	<-observed              // the observer has read the lease
 	second.Close()
-	select {
-	case err := <-ended:
-		if !errors.Is(err, leasepkg.ErrClosed) {
-			t.Errorf("Campaign after Close returned %v, want ErrClosed", err)
+	for what, ch := range map[string]chan error{"Campaign": ended, "Observe": observing} {
+		select {
+		case err := <-ch:
+			if !errors.Is(err, leasepkg.ErrClosed) {
+				t.Errorf("%s after Close returned %v, want ErrClosed", what, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s did not return after its Client was closed", what)
 		}
-	case <-time.After(time.Minute):
-		t.Fatal("Campaign did not return after its Client was closed")
 	}
 }
