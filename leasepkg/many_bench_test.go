@@ -46,6 +46,7 @@ func benchManyLeases(b *testing.B, n int) {
 	tracer := newStatementCounter()
 	app := fmt.Sprintf("lease-bench-%d", n)
 	pool := benchClientPool(b, dsn, app, 1, tracer)
+	stats := benchClientPool(b, dsn, "lease-bench-stats", 1, nil) // measures, unmeasured
 	c := benchClient(b, pool, "holder")
 	logSettings(b, pool)
 	stop := benchHoldAll(b, c, names("shard", n))
@@ -58,15 +59,15 @@ func benchManyLeases(b *testing.B, n int) {
 	default:
 	}
 	before := tracer.renewals()
-	cpu0, server0 := processCPU(), serverCPU(b, pool, app)
+	cpu0, server0 := processCPU(), serverCPU(b, stats, app)
 	start := time.Now()
 	for b.Loop() {
 		tracer.waitRenewals(b, 1)
 	}
 	elapsed := time.Since(start)
-	cpu1, server1 := processCPU(), serverCPU(b, pool, app)
+	cpu1, server1 := processCPU(), serverCPU(b, stats, app)
 	after := tracer.renewals()
-	conns := countConns(b, pool, app)
+	conns := countConns(b, stats, app)
 
 	leaseSeconds := float64(n) * elapsed.Seconds()
 	b.ReportMetric(float64(after-before)/float64(b.N), "stmts/tick")
@@ -90,7 +91,9 @@ func benchLoneManagers(b *testing.B, n int) {
 	ctx := context.Background()
 	tracer := newStatementCounter()
 	app := fmt.Sprintf("lease-lone-%d", n)
-	pool := benchClientPool(b, pgtest.DB(b), app, 1, tracer)
+	dsn := pgtest.DB(b)
+	pool := benchClientPool(b, dsn, app, 1, tracer)
+	stats := benchClientPool(b, dsn, "lease-bench-stats", 1, nil) // measures, unmeasured
 	logSettings(b, pool)
 	release := make(chan struct{})
 	var started, ended sync.WaitGroup
@@ -131,15 +134,15 @@ func benchLoneManagers(b *testing.B, n int) {
 	_ = sleepCtx(ctx, manyRenew) // every lease renewed once
 
 	before := tracer.renewals()
-	cpu0, server0 := processCPU(), serverCPU(b, pool, app)
+	cpu0, server0 := processCPU(), serverCPU(b, stats, app)
 	start := time.Now()
 	for b.Loop() {
 		_ = sleepCtx(ctx, manyRenew)
 	}
 	elapsed := time.Since(start)
-	cpu1, server1 := processCPU(), serverCPU(b, pool, app)
+	cpu1, server1 := processCPU(), serverCPU(b, stats, app)
 	after := tracer.renewals()
-	conns := countConns(b, pool, app)
+	conns := countConns(b, stats, app)
 
 	leaseSeconds := float64(n) * elapsed.Seconds()
 	b.ReportMetric(float64(after-before)/(elapsed.Seconds()/manyRenew.Seconds()), "stmts/tick")
