@@ -16,6 +16,12 @@
 // one's own written this way.
 // [Manager.Leader] and [Manager.Observe] say who leads.
 //
+// A process that holds many leases (one per shard, tenant or partition)
+// makes one [Client] and takes a Manager per lease name from it
+// ([Client.Manager]): the Client renews all of their terms in one
+// statement a tick, on one connection, and one listening connection
+// serves all of their observers.
+//
 // # Guarantees
 //
 // No fenced write lands under a stale epoch: every transaction fenced at
