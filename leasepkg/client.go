@@ -83,7 +83,9 @@ type leaderAnswer struct {
 // observer); its Name is the default lease of nothing and may be empty,
 // and its DSN is ignored. cfg.Policy must be PerTerm. Renewals run on one
 // connection of the Client's own, with pool's connection settings, so that
-// a saturated pool cannot delay them.
+// a saturated pool cannot delay them. NewClient does no I/O, and so checks
+// neither the schema nor durability: call [Client.CheckDurability], and
+// Migrate or CheckSchema of one of its Managers, before acquiring.
 func NewClient(pool *pgxpool.Pool, cfg Config) (*Client, error) {
 	cfg.DSN, cfg.Name = "", ""
 	if err := cfg.validateClient(); err != nil {
@@ -116,8 +118,12 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*Client, error) {
 
 // OpenClient connects to cfg.DSN and returns a Client that owns the
 // connection pool; size the pool in the DSN (pool_max_conns, pgxpool's
-// default being the larger of 4 and the number of CPUs). It checks the
-// schema as [Open] does. The context governs connecting and the check.
+// default being the larger of 4 and the number of CPUs). It checks
+// durability and the schema as [Open] does: it fails with an error
+// wrapping ErrAsyncCommit where the database can lose the commits it
+// acknowledges, unless cfg.AllowAsyncCommit is set, and with one wrapping
+// ErrSchema where the lease table cannot hold the fence. The context
+// governs connecting and the checks.
 func OpenClient(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.DSN == "" {
 		return nil, errors.New("lease config: dsn must not be empty")
@@ -141,6 +147,12 @@ func OpenClient(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.owned = true
+	if !cfg.AllowAsyncCommit {
+		if err := c.CheckDurability(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("open lease database: %w", err)
+		}
+	}
 	exists, err := leaseTableExists(ctx, pool)
 	if err == nil && exists {
 		var problems []problem
@@ -154,6 +166,22 @@ func OpenClient(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("open lease database: %w", err)
 	}
 	return c, nil
+}
+
+// CheckDurability verifies, as [Manager.CheckDurability] does, that the
+// database cannot lose a commit that it acknowledged to the Client's
+// sessions, and otherwise returns an error wrapping ErrAsyncCommit.
+// [OpenClient] calls it unless Config.AllowAsyncCommit is set; [NewClient],
+// which does no I/O, does not: call it after NewClient. The context
+// governs the query.
+func (c *Client) CheckDurability(ctx context.Context) error {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return newManager(c.pool, c.renew, c.cfg).CheckDurability(ctx)
 }
 
 // validateClient is Validate for a Client's config, which names no lease.

@@ -562,3 +562,51 @@ func TestClientCloseEndsCampaigns(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenClient: OpenClient checks durability as Open does, refusing
+// sessions whose commits can be lost unless AllowAsyncCommit is set, and
+// opens a Client whose Managers hold leases.
+func TestOpenClient(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DB(t)
+	open := func(dsn string, allow bool) (*leasepkg.Client, error) {
+		cfg := leasepkg.DefaultConfig("")
+		cfg.DSN = dsn
+		cfg.AllowAsyncCommit = allow
+		return leasepkg.OpenClient(context.Background(), cfg)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("synchronous_commit", "off")
+	u.RawQuery = q.Encode()
+	async := u.String()
+
+	if c, err := open(async, false); !errors.Is(err, leasepkg.ErrAsyncCommit) {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("OpenClient with synchronous_commit off: %v, want ErrAsyncCommit", err)
+	}
+	c, err := open(async, true)
+	if err != nil {
+		t.Fatalf("OpenClient with synchronous_commit off and AllowAsyncCommit: %v", err)
+	}
+	c.Close()
+
+	c, err = open(dsn, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	migrate(t, c)
+	m, err := c.Manager("shard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
