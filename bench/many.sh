@@ -8,8 +8,8 @@
 # (1,000 leases: the time until a second Client holds them all after the
 # first stops renewing), three times.
 #
-# By default on the tests' throwaway cluster (fsync, full_page_writes and
-# synchronous_commit off), or on $LEASE_DATABASE_URL. With "durable", on a
+# By default on the tests' throwaway cluster (fsync and full_page_writes
+# off), or on $LEASE_DATABASE_URL. With "durable", on a
 # cluster of its own with PostgreSQL's durable defaults (all three on),
 # started from $PGBIN (default /usr/lib/postgresql/15/bin) in a temporary
 # directory and stopped at the end; as root it runs the server as postgres.
