@@ -47,7 +47,15 @@ func benchManyLeases(b *testing.B, n int) {
 	app := fmt.Sprintf("lease-bench-%d", n)
 	pool := benchClientPool(b, dsn, app, 1, tracer)
 	stats := benchClientPool(b, dsn, "lease-bench-stats", 1, nil) // measures, unmeasured
-	c := benchClient(b, pool, "holder")
+	var failed, lost atomic.Int64
+	c := benchClient(b, pool, "holder", leasepkg.ObserverFunc(func(e leasepkg.Event) {
+		switch e.Kind {
+		case leasepkg.RenewFailed:
+			failed.Add(1)
+		case leasepkg.Lost:
+			lost.Add(1)
+		}
+	}))
 	logSettings(b, pool)
 	stop := benchHoldAll(b, c, names("shard", n))
 	defer stop()
@@ -69,7 +77,17 @@ func benchManyLeases(b *testing.B, n int) {
 	after := tracer.renewals()
 	conns := countConns(b, stats, app)
 
+	// Figures of leases that were lost on the way would flatter: every
+	// lease must still be held, and each renewal that failed is counted.
+	var held int
+	if err := stats.QueryRow(context.Background(), `SELECT count(*) FROM worker_leases WHERE holder = 'holder' AND expires_at > clock_timestamp()`).Scan(&held); err != nil {
+		b.Fatal(err)
+	}
+	if held != n || lost.Load() != 0 {
+		b.Fatalf("%d of %d leases held at the end, %d lost", held, n, lost.Load())
+	}
 	leaseSeconds := float64(n) * elapsed.Seconds()
+	b.ReportMetric(float64(failed.Load())/float64(n), "failed-renewals/lease")
 	b.ReportMetric(float64(after-before)/float64(b.N), "stmts/tick")
 	b.ReportMetric(float64(conns), "conns")
 	b.ReportMetric(float64((cpu1-cpu0).Microseconds())/leaseSeconds, "cpu-µs/lease-s")
@@ -172,8 +190,8 @@ func benchManyFailover(b *testing.B, conns int) {
 		hpool := benchClientPool(b, dsn, "lease-first", 1, nil)
 		counter := newStatementCounter()
 		cpool := benchClientPool(b, dsn, "lease-second", conns, counter)
-		first := benchClient(b, hpool, "first")
-		second := benchClient(b, cpool, "second")
+		first := benchClient(b, hpool, "first", nil)
+		second := benchClient(b, cpool, "second", nil)
 		logSettings(b, cpool)
 		all := names("shard", n)
 		stopFirst := benchHoldAll(b, first, all)
@@ -306,12 +324,14 @@ func benchClientPool(b *testing.B, dsn, app string, conns int, tracer pgx.QueryT
 	return pool
 }
 
-// benchClient is a Client of holder on pool, with the schema migrated.
-func benchClient(b *testing.B, pool *pgxpool.Pool, holder string) *leasepkg.Client {
+// benchClient is a Client of holder on pool, telling obs (if not nil) of
+// its leases' events, with the schema migrated.
+func benchClient(b *testing.B, pool *pgxpool.Pool, holder string, obs leasepkg.Observer) *leasepkg.Client {
 	b.Helper()
 	cfg := leasepkg.DefaultConfig("")
 	cfg.Holder = holder
 	cfg.TTL, cfg.RenewInterval = manyTTL, manyRenew
+	cfg.Observer = obs
 	c, err := leasepkg.NewClient(pool, cfg)
 	if err != nil {
 		b.Fatal(err)
