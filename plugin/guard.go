@@ -116,12 +116,73 @@ func (g *guard) run(pass *analysis.Pass) (any, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	var ds []analysis.Diagnostic
 	for _, f := range r.variants[filesKey(names)] {
 		if d, ok := f.place(files); ok {
-			pass.Report(d)
+			ds = append(ds, d)
 		}
 	}
+	for _, d := range byLine(pass.Fset, ds) {
+		pass.Report(d)
+	}
 	return nil, nil
+}
+
+// golangci-lint's issue has one position and a text: it turns each
+// related position of a diagnostic into an issue of its own ("(related
+// information)"), and by default (issues.uniq-by-line) keeps one issue
+// per line, the first it sorts there. A related position ("the SQL call")
+// then displaces the finding on its line, and of three findings at one
+// statement two are lost. So the plugin writes a finding's related
+// positions into its text, and reports the findings on one line as one
+// diagnostic: every finding is shown, whatever uniq-by-line says.
+
+// byLine returns ds, in order, with the diagnostics on one line joined
+// into the first one there: each later one's message follows, after
+// "; " and its line:column, and their fixes are kept.
+func byLine(fset *token.FileSet, ds []analysis.Diagnostic) []analysis.Diagnostic {
+	type line struct {
+		file string
+		line int
+	}
+	var out []analysis.Diagnostic
+	first := make(map[line]int) // index in out
+	for _, d := range ds {
+		p := fset.Position(d.Pos)
+		k := line{p.Filename, p.Line}
+		i, ok := first[k]
+		if !ok {
+			first[k] = len(out)
+			out = append(out, d)
+			continue
+		}
+		out[i].Message += fmt.Sprintf("; %d:%d: %s", p.Line, p.Column, d.Message)
+		out[i].SuggestedFixes = append(out[i].SuggestedFixes, d.SuggestedFixes...)
+	}
+	return out
+}
+
+// relatedText returns f's related positions as text to follow its
+// message: " (in this SQL: renew.go:12:29)", each position's file
+// relative to the directory of the finding's, several separated by "; ".
+func (f finding) relatedText() string {
+	if len(f.d.Related) == 0 {
+		return ""
+	}
+	dir := filepath.Dir(f.fset.Position(f.d.Pos).Filename)
+	parts := make([]string, 0, len(f.d.Related))
+	for _, r := range f.d.Related {
+		p := f.fset.Position(r.Pos)
+		if !p.IsValid() {
+			parts = append(parts, r.Message)
+			continue
+		}
+		if rel, err := filepath.Rel(dir, p.Filename); err == nil {
+			p.Filename = filepath.ToSlash(rel)
+		}
+		parts = append(parts, r.Message+": "+p.String())
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // packageDir returns the directory of the package whose files are names:
@@ -181,7 +242,9 @@ func (g *guard) analyse(k runKey, sizes types.Sizes) (map[string][]finding, erro
 		}
 	}
 	for _, fs := range variants {
-		slices.SortStableFunc(fs, func(a, b finding) int { return cmp.Compare(a.d.Pos, b.d.Pos) })
+		slices.SortStableFunc(fs, func(a, b finding) int {
+			return cmp.Or(cmp.Compare(a.d.Pos, b.d.Pos), strings.Compare(a.d.Message, b.d.Message))
+		})
 	}
 	return variants, nil
 }
@@ -194,8 +257,9 @@ func filesKey(names []string) string {
 // place returns f's diagnostic at the same offsets of files, golangci-lint's
 // files of the package, with the rule's name before its message as
 // golangci-lint writes it for an analyzer of a plugin with several (the
-// plugin's analyzer has its name). Related positions and fixes outside
-// files are left out; ok is false when the finding itself is outside them.
+// plugin's analyzer has its name), and its related positions after it
+// (see relatedText), not as related information. Fixes outside files are
+// left out; ok is false when the finding itself is outside them.
 func (f finding) place(files map[string]*token.File) (d analysis.Diagnostic, ok bool) {
 	move := func(pos token.Pos) (token.Pos, bool) {
 		if !pos.IsValid() {
@@ -210,7 +274,7 @@ func (f finding) place(files map[string]*token.File) (d analysis.Diagnostic, ok 
 	}
 	d = f.d
 	d.Category = f.rule
-	d.Message = f.rule + ": " + d.Message
+	d.Message = f.rule + ": " + d.Message + f.relatedText()
 	var okEnd bool
 	if d.Pos, ok = move(d.Pos); !ok {
 		return d, false
@@ -219,13 +283,6 @@ func (f finding) place(files map[string]*token.File) (d analysis.Diagnostic, ok 
 		d.End = token.NoPos
 	}
 	d.Related = nil
-	for _, r := range f.d.Related {
-		pos, ok1 := move(r.Pos)
-		end, ok2 := move(r.End)
-		if ok1 && ok2 {
-			d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos, End: end, Message: r.Message})
-		}
-	}
 	d.SuggestedFixes = nil
 fixes:
 	for _, fix := range f.d.SuggestedFixes {

@@ -1,8 +1,10 @@
 package plugin
 
 import (
+	"fmt"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,33 +17,42 @@ import (
 )
 
 // TestGuard runs the plugin's analyzer as golangci-lint does, on packages
-// whose imports come from export data, over testdata/golangci, and checks
-// that it reports what the rules report when every package is loaded from
-// source for their facts (the lease package reaches net/http through
-// metrics, a finding that needs those facts), and that the package that is
-// no lease package is not loaded a second time.
+// whose imports come from export data, over testdata/golangci and
+// testdata/example, and checks that it reports what the rules report when
+// every package is loaded from source for their facts (the lease package
+// reaches net/http through metrics, a finding that needs those facts),
+// with related positions in the text and the findings on one line joined
+// (see byLine), and that a package that is no lease package is not loaded
+// a second time.
 func TestGuard(t *testing.T) {
-	dir := filepath.Join(testdir.Root(), "golangci")
-	load := func(mode packages.LoadMode) []*packages.Package {
+	load := func(dir string, mode packages.LoadMode) []*packages.Package {
 		pkgs, err := packages.Load(&packages.Config{Mode: mode, Dir: dir, Tests: true}, "./...")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if packages.PrintErrors(pkgs) > 0 {
-			t.Fatal("testdata/golangci does not load")
+			t.Fatalf("%s does not load", dir)
 		}
 		return pkgs
 	}
-	linted, whole := load(packages.LoadSyntax), load(packages.LoadAllSyntax)
 	for _, tc := range []struct {
-		name     string
-		settings any
-		must     string // one of the findings
+		name, dir string
+		settings  any
+		must      string // one of the findings
+		lease     string // the package loaded again
 	}{
-		{"default", nil, "lease/lease.go:7:2: imports: lease package imports HTTP client net/http and uses http.DefaultClient"},
-		{"strict", map[string]any{"imports": map[string]any{"strict": true}}, "lease/lease.go:9:2: imports: lease package imports HTTP client net/http via example.com/gcl/metrics"},
+		{"default", "golangci", nil,
+			"lease/lease.go:7:2: imports: lease package imports HTTP client net/http and uses http.DefaultClient: a network call in the write path can veto leadership (uses http.DefaultClient: lease.go:13:11)",
+			"example.com/gcl/lease"},
+		{"strict", "golangci", map[string]any{"imports": map[string]any{"strict": true}},
+			"lease/lease.go:9:2: imports: lease package imports HTTP client net/http via example.com/gcl/metrics",
+			"example.com/gcl/lease"},
+		{"findings on one line", "example", nil,
+			"lease/renew.go:12:3: fence: renewal does not test expires_at > clock_timestamp(): it revives a lease that has expired (in this SQL: renew.go:12:11)",
+			"example.com/shop/lease"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(testdir.Root(), tc.dir)
 			p, err := New(tc.settings)
 			if err != nil {
 				t.Fatal(err)
@@ -52,8 +63,8 @@ func TestGuard(t *testing.T) {
 			}
 			l := p.(*linter)
 			g := newGuard(l.cfg, l.rules)
-			got := findings(t, dir, []*analysis.Analyzer{g.analyzer}, linted, false)
-			want := findings(t, dir, l.rules, whole, true)
+			got := findings(t, dir, []*analysis.Analyzer{g.analyzer}, load(dir, packages.LoadSyntax), false)
+			want := findings(t, dir, l.rules, load(dir, packages.LoadAllSyntax), true)
 			if !slices.Equal(got, want) || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, tc.must) }) {
 				t.Errorf("findings:\n%s\nwant (the rules' own, with %q among them):\n%s", strings.Join(got, "\n"), tc.must, strings.Join(want, "\n"))
 			}
@@ -61,7 +72,7 @@ func TestGuard(t *testing.T) {
 			for k := range g.runs {
 				loaded = append(loaded, k.path)
 			}
-			if !slices.Equal(loaded, []string{"example.com/gcl/lease"}) {
+			if !slices.Equal(loaded, []string{tc.lease}) {
 				t.Errorf("loaded again: %q, want only the lease package", loaded)
 			}
 		})
@@ -87,35 +98,62 @@ func TestTestsSetting(t *testing.T) {
 }
 
 // findings runs analyzers on pkgs and returns their findings as
-// file:line:col: message, the rule's name before the message when prefix
-// is set, sorted, once each (a package and its test variant report the
-// same).
-func findings(t *testing.T, dir string, analyzers []*analysis.Analyzer, pkgs []*packages.Package, prefix bool) []string {
+// file:line:col: message, sorted, once each (a package and its test
+// variant report the same). For the rules (rules set), the rule's name
+// goes before the message and its related positions after it, as
+// "(message: file:line:col; ...)", relative to the finding's directory;
+// for the plugin, a diagnostic on a line of several findings is split
+// into them at "; line:col: ".
+func findings(t *testing.T, dir string, analyzers []*analysis.Analyzer, pkgs []*packages.Package, rules bool) []string {
 	t.Helper()
 	graph, err := checker.Analyze(analyzers, pkgs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	joined := regexp.MustCompile(`; (\d+):(\d+): `)
 	var out []string
 	for _, act := range graph.Roots {
 		if act.Err != nil {
 			t.Fatalf("%s: %v", act, act.Err)
 		}
+		fset := act.Package.Fset
 		for _, d := range act.Diagnostics {
-			msg := d.Message
-			if prefix {
-				msg = act.Analyzer.Name + ": " + msg
+			p := position(t, fset, dir, d.Pos)
+			if !rules {
+				if len(d.Related) > 0 {
+					t.Errorf("%s: related information, which golangci-lint makes issues of their own: %v", p, d.Related)
+				}
+				msgs := joined.Split(d.Message, -1)
+				at := joined.FindAllStringSubmatch(d.Message, -1)
+				out = append(out, p+": "+msgs[0])
+				for i, m := range at {
+					out = append(out, fmt.Sprintf("%s:%s:%s: %s", strings.Split(p, ":")[0], m[1], m[2], msgs[i+1]))
+				}
+				continue
 			}
-			out = append(out, position(t, act.Package.Fset, dir, d)+": "+msg)
+			msg := act.Analyzer.Name + ": " + d.Message
+			if len(d.Related) > 0 {
+				var rel []string
+				for _, r := range d.Related {
+					rp := fset.Position(r.Pos)
+					name, err := filepath.Rel(filepath.Dir(fset.Position(d.Pos).Filename), rp.Filename)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rel = append(rel, fmt.Sprintf("%s: %s:%d:%d", r.Message, filepath.ToSlash(name), rp.Line, rp.Column))
+				}
+				msg += " (" + strings.Join(rel, "; ") + ")"
+			}
+			out = append(out, p+": "+msg)
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-func position(t *testing.T, fset *token.FileSet, dir string, d analysis.Diagnostic) string {
+func position(t *testing.T, fset *token.FileSet, dir string, pos token.Pos) string {
 	t.Helper()
-	p := fset.Position(d.Pos)
+	p := fset.Position(pos)
 	rel, err := filepath.Rel(dir, p.Filename)
 	if err != nil {
 		t.Fatal(err)

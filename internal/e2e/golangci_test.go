@@ -4,16 +4,19 @@ package e2e_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/leaseguard/leaseguard/analyzer/lease"
 	"github.com/leaseguard/leaseguard/internal/testdir"
 )
 
@@ -51,7 +54,7 @@ func gcl(t *testing.T, config string) (string, int) {
 
 func TestGolangciLint(t *testing.T) {
 	const (
-		direct = "lease/lease.go:7:2: imports: lease package imports HTTP client net/http and uses http.DefaultClient: a network call in the write path can veto leadership (leaseguard)"
+		direct = "lease/lease.go:7:2: imports: lease package imports HTTP client net/http and uses http.DefaultClient: a network call in the write path can veto leadership (uses http.DefaultClient: lease.go:13:11) (leaseguard)"
 		strict = "lease/lease.go:9:2: imports: lease package imports HTTP client net/http via example.com/gcl/metrics: a network call in the write path can veto leadership (leaseguard)"
 		nolint = "lease/silenced.go"
 	)
@@ -86,10 +89,13 @@ func TestGolangciLint(t *testing.T) {
 	}
 }
 
-// TestGolangciLintExample runs golangci-lint with the plugin, default
-// settings, on testdata/example, and the leaseguard command on the same
-// packages: the plugin must report what the command reports, finding for
-// finding (golangci-lint writes the rule's name before the message).
+// TestGolangciLintExample runs golangci-lint with the plugin on
+// testdata/example with golangci-lint's default settings (one issue per
+// line, issues.uniq-by-line), and the leaseguard command (-json) on the
+// same packages: every finding of the command must be in golangci-lint's
+// output, at its position, with its rule, its message and its related
+// positions (see plugin.byLine), and golangci-lint must show no other
+// issue.
 func TestGolangciLintExample(t *testing.T) {
 	bin, err := customGCL()
 	if err != nil {
@@ -98,9 +104,8 @@ func TestGolangciLintExample(t *testing.T) {
 	root := filepath.Join(testdir.Root(), "..")
 	dir := filepath.Join(testdir.Root(), "example")
 	config := filepath.Join(t.TempDir(), "golangci.yml")
-	// Every finding shown: no caps, several on one line, generated files
-	// included (the rules read the SQL in sqlc's files); paths relative to
-	// the module, not to the configuration file.
+	// golangci-lint's defaults but for the linters enabled, and paths
+	// relative to the module, not to the configuration file.
 	if err := os.WriteFile(config, []byte(`version: "2"
 run:
   relative-path-mode: wd
@@ -111,24 +116,34 @@ linters:
     custom:
       leaseguard:
         type: module
-  exclusions:
-    generated: disable
-issues:
-  max-issues-per-linter: 0
-  max-same-issues: 0
-  uniq-by-line: false
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "run", "--config", config, "--output.text.path", "stdout", "--output.text.print-issued-lines=false", "--show-stats=false", "./...")
 	cmd.Dir = dir
 	out, _ := cmd.CombinedOutput()
-	issue := regexp.MustCompile(`^(\S+:\d+:\d+): (imports|clock|fence|lease): (.*) \(leaseguard\)$`)
-	var got []string
-	for line := range strings.Lines(string(out)) {
-		if m := issue.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			got = append(got, m[1]+": "+m[3])
+	type line struct {
+		file string
+		line int
+	}
+	type issue struct {
+		col  int
+		text string
+	}
+	issues := make(map[line]issue)
+	issueRE := regexp.MustCompile(`^(\S+):(\d+):(\d+): (.*) \(leaseguard\)$`)
+	for l := range strings.Lines(string(out)) {
+		m := issueRE.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
 		}
+		n, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		k := line{m[1], n}
+		if _, dup := issues[k]; dup {
+			t.Errorf("two issues on %s:%d", k.file, k.line)
+		}
+		issues[k] = issue{col, m[4]}
 	}
 
 	lg := filepath.Join(t.TempDir(), "leaseguard")
@@ -137,21 +152,85 @@ issues:
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
-	cmd = exec.Command(lg, "./...")
+	cmd = exec.Command(lg, "-json", "./...")
 	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	_ = cmd.Run()
-	var want []string
-	finding := regexp.MustCompile(`^(\S+:\d+:\d+): ([^\t].*)$`) // not a related line
-	for line := range strings.Lines(stderr.String()) {
-		if m := finding.FindStringSubmatch(strings.TrimSpace(strings.TrimPrefix(line, dir+string(filepath.Separator)))); m != nil {
-			want = append(want, m[1]+": "+m[2])
+	js, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("leaseguard -json: %v", err)
+	}
+	type posn struct {
+		Posn, Message string
+	}
+	var tree map[string]map[string][]struct {
+		Category string
+		posn
+		Related []posn
+	}
+	if err := json.Unmarshal(js, &tree); err != nil {
+		t.Fatalf("leaseguard -json: %v\n%s", err, js)
+	}
+	// Each finding as golangci-lint must show it: its position, and its
+	// text, "rule: message (related: file:line:col; ...)", the related
+	// files relative to the finding's directory.
+	split := func(p string) (file string, line, col int) {
+		rest, c, _ := cutLast(p)
+		file, l, _ := cutLast(rest)
+		line, _ = strconv.Atoi(l)
+		col, _ = strconv.Atoi(c)
+		return file, line, col
+	}
+	want := make(map[line]bool)
+	seen := make(map[string]bool) // a package and its test variant report the same
+	for _, byRule := range tree {
+		for rule, ds := range byRule {
+			for _, d := range ds {
+				if d.Category == lease.NoteCategory || seen[d.Posn+d.Message] {
+					continue // notes are off under golangci-lint by default
+				}
+				seen[d.Posn+d.Message] = true
+				file, n, col := split(d.Posn)
+				text := rule + ": " + d.Message
+				if len(d.Related) > 0 {
+					var rel []string
+					for _, r := range d.Related {
+						rfile, rline, rcol := split(r.Posn)
+						name, _ := filepath.Rel(filepath.Dir(file), rfile)
+						rel = append(rel, fmt.Sprintf("%s: %s:%d:%d", r.Message, filepath.ToSlash(name), rline, rcol))
+					}
+					text += " (" + strings.Join(rel, "; ") + ")"
+				}
+				name, _ := filepath.Rel(dir, file)
+				k := line{filepath.ToSlash(name), n}
+				want[k] = true
+				is, ok := issues[k]
+				switch {
+				case !ok:
+					t.Errorf("%s:%d:%d: no issue on this line; leaseguard finds %s", k.file, n, col, text)
+				case is.col == col && strings.HasPrefix(is.text+"; ", text+"; "):
+				case strings.Contains(is.text+"; ", fmt.Sprintf("; %d:%d: %s; ", n, col, text)):
+				default:
+					t.Errorf("%s:%d:%d: the issue on this line lacks leaseguard's finding\n\t%s\nit says\n\t%d: %s", k.file, n, col, text, is.col, is.text)
+				}
+			}
 		}
 	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if len(want) == 0 || !slices.Equal(got, want) {
-		t.Errorf("golangci-lint:\n%s\nleaseguard:\n%s\ngolangci-lint's output:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)
+	if len(want) == 0 {
+		t.Errorf("leaseguard found nothing:\n%s", js)
 	}
+	for k, is := range issues {
+		if !want[k] {
+			t.Errorf("%s:%d:%d: an issue where leaseguard finds nothing: %s", k.file, k.line, is.col, is.text)
+		}
+	}
+	if t.Failed() {
+		t.Logf("golangci-lint's output:\n%s", out)
+	}
+}
+
+// cutLast cuts s at its last colon.
+func cutLast(s string) (before, after string, found bool) {
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
 }
