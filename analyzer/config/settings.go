@@ -57,6 +57,24 @@ func (c *Config) settings() []setting {
 	}
 }
 
+// A Setting describes one setting, for help: its flag is -Rule.Key, and
+// its golangci-lint settings key is Key under Rule.
+type Setting struct {
+	Rule, Key, Usage string
+	Bool             bool // a flag given bare, true or false
+	List             bool // comma separated; a list in golangci-lint's settings
+}
+
+// Settings returns every setting, in the order of the settings table,
+// rule by rule.
+func Settings() []Setting {
+	var out []Setting
+	for _, s := range new(Config).settings() {
+		out = append(out, Setting{Rule: s.rule, Key: s.key, Usage: s.usage, Bool: s.boolean != nil, List: s.list != nil})
+	}
+	return out
+}
+
 // Flags binds rule's settings to fs, as flags named by their keys (the
 // driver prefixes them with the rule: -fence.table). Each flag checks its
 // value when it is set.

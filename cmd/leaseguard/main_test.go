@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/leaseguard/leaseguard/analyzer"
+	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/internal/testdir"
 )
 
@@ -470,5 +472,37 @@ func TestUncheckedNote(t *testing.T) {
 	r = run(t, dir, "go", "vet", "-vettool="+binary, "./...")
 	if r.code != 0 {
 		t.Errorf("go vet without -lease.notes: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+}
+
+// TestHelp checks that leaseguard help lists the rules, each with its
+// title, and every setting of the settings table, with its golangci-lint
+// key, and that help on one rule gives that rule's reference.
+func TestHelp(t *testing.T) {
+	r := run(t, ".", binary, "help")
+	if r.code != 0 {
+		t.Fatalf("help: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	out := r.stdout + r.stderr
+	for _, a := range analyzer.New(config.Default()) {
+		title, _, _ := strings.Cut(a.Doc, "\n")
+		if !strings.Contains(out, a.Name) || !strings.Contains(out, title) {
+			t.Errorf("help lacks the rule %s: %s", a.Name, title)
+		}
+	}
+	for _, s := range config.Settings() {
+		if flag := "-" + s.Rule + "." + s.Key; !strings.Contains(out, flag) {
+			t.Errorf("help lacks the setting %s", flag)
+		}
+	}
+	if strings.Contains(out, "Printf") {
+		t.Errorf("help speaks of Printf:\n%s", out)
+	}
+	if t.Failed() {
+		t.Logf("help:\n%s", out)
+	}
+	r = run(t, ".", binary, "help", "fence")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "-fence.epoch-column") {
+		t.Errorf("help fence: exit %d, want 0 and the fence rule's flags\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

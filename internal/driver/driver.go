@@ -20,12 +20,14 @@ package driver
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/multichecker"
 
 	"github.com/leaseguard/leaseguard/analyzer"
@@ -51,6 +53,13 @@ func Main() {
 	}
 	cfg := config.Default()
 	analyzers := analyzer.New(cfg)
+	if !vet && len(os.Args) > 1 && os.Args[1] == "help" {
+		if len(os.Args) == 2 {
+			help(os.Stdout, analyzers)
+			os.Exit(0)
+		}
+		multichecker.Main(analyzers...) // help RULE: the rule's reference
+	}
 	// A bad flag value stops the command with one line that names the flag
 	// and the value (the flag's Set checks it), not the whole usage, which
 	// go vet would print once per package.
@@ -133,12 +142,16 @@ func quietUsage(fs *flag.FlagSet, args []string) func() {
 	}
 }
 
-// helpText says, before the flags, what a run loads.
-const helpText = `
-  leaseguard [flags] packages        analyse, standalone
-  go vet -vettool=$(command -v leaseguard) [flags] packages
+// helpText says, before the flags, how to run it and what a run loads.
+const helpText = "\n" + usageText + "\n" + loadsText + "\n"
 
-Run standalone, leaseguard lists the packages that the patterns match
+const usageText = `  leaseguard [flags] packages        analyse, standalone
+  leaseguard -C dir [flags] packages in the module at dir
+  go vet -vettool=$(command -v leaseguard) [flags] packages
+  leaseguard help [rule]             the rules and their settings, or one rule's reference
+`
+
+const loadsText = `Run standalone, leaseguard lists the packages that the patterns match
 before it loads any, and analyses only those that can have a finding:
 lease packages (//leaseguard:lease, or -lease.packages), and packages with
 a comment that starts with leaseguard or a word one edit from it (a
@@ -149,8 +162,53 @@ pattern that matches none of the packages named is looked up on its own,
 and what it names is analysed too; one that names no package is an error.
 Exit codes: 0 no findings, 3 findings, 1 a tool error, 2 a bad flag or a
 setting that aims at nothing.
-
 `
+
+// help writes leaseguard help: how to run it, the rules, each with its
+// settings (from the settings table, config.Settings), the flags of the
+// command itself, and what a run loads.
+func help(w io.Writer, analyzers []*analysis.Analyzer) {
+	fmt.Fprint(w, `leaseguard checks lease packages: no HTTP client or model SDK in the
+write path, no process clock deciding a write, and every write fenced by
+the database's clock.
+
+Usage:
+`+usageText+`
+Rules and their settings. A setting is the flag -RULE.SETTING, standalone
+and under go vet; under golangci-lint, the key SETTING under RULE in the
+linter's settings (a list where the flag takes a comma-separated one):
+`)
+	settings := config.Settings()
+	for _, a := range analyzers {
+		title, _, _ := strings.Cut(a.Doc, "\n")
+		fmt.Fprintf(w, "\n  %s: %s\n", a.Name, title)
+		for _, s := range settings {
+			if s.Rule != a.Name {
+				continue
+			}
+			flag := "-" + s.Rule + "." + s.Key
+			switch {
+			case s.List:
+				flag += "=list"
+			case !s.Bool:
+				flag += "=name"
+			}
+			fmt.Fprintf(w, "    %s\n    \t%s\n", flag, s.Usage)
+		}
+	}
+	fmt.Fprint(w, `
+The command's own flags:
+  -json              the findings as JSON on stdout (exit 0 with findings)
+  -format sarif      the findings as one SARIF 2.1.0 run on stdout
+  -explain           also what the rules understood of each lease package
+  -C dir             run in dir, as the go command does
+  -V=full            the version
+  -h                 the usage and every flag, the checker's own included
+
+`+loadsText+`
+The rules' references: https://github.com/leaseguard/leaseguard#the-rules
+`)
+}
 
 // initialHeap is the heap size at which a go vet unit first collects
 // garbage.
