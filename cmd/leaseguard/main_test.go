@@ -506,3 +506,34 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help fence: exit %d, want 0 and the fence rule's flags\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestChdir gives -C anywhere among the flags, before the packages, as
+// -C dir and -C=dir: the run is in dir's module.
+func TestChdir(t *testing.T) {
+	dir := example(t)
+	for _, args := range [][]string{
+		{"-C", dir, "./..."},
+		{"-imports.strict=false", "-C", dir, "./..."},
+		{"-test", "-C=" + dir, "./..."},
+		{"-json", "-C", dir, "./..."},
+	} {
+		r := run(t, testdir.Root(), binary, args...)
+		n, wantCode := len(findings(r.stderr, dir)), 3
+		if args[0] == "-json" {
+			var tree map[string]map[string][]struct{ Posn, Message string }
+			_ = json.Unmarshal([]byte(r.stdout), &tree)
+			distinct := make(map[string]bool)
+			for _, byAnalyzer := range tree {
+				for _, diags := range byAnalyzer {
+					for _, d := range diags {
+						distinct[d.Posn+d.Message] = true
+					}
+				}
+			}
+			n, wantCode = len(distinct), 0
+		}
+		if r.code != wantCode || n != len(wantExample) {
+			t.Errorf("leaseguard %q: exit %d, %d findings; want %d and the %d of testdata/example\nstdout:\n%s\nstderr:\n%s", args, r.code, n, wantCode, len(wantExample), r.stdout, r.stderr)
+		}
+	}
+}

@@ -36,19 +36,22 @@ import (
 
 // Main runs the command and does not return.
 func Main() {
-	// -C dir, as the go command takes it: change to dir before anything
-	// else, so that patterns are read in another module.
-	if len(os.Args) > 2 && os.Args[1] == "-C" {
-		if err := os.Chdir(os.Args[2]); err != nil {
-			fmt.Fprintf(os.Stderr, "leaseguard: -C: %v\n", err)
-			os.Exit(2)
-		}
-		os.Args = append(os.Args[:1], os.Args[3:]...)
-	}
 	vet := len(os.Args) > 1 && strings.HasSuffix(os.Args[len(os.Args)-1], ".cfg")
 	if vet {
 		startingHeap()
 	} else {
+		// -C dir, as the go command takes it, anywhere among the flags:
+		// change to dir before anything else, so that patterns are read
+		// in another module.
+		args, dir, err := cutChdir(os.Args[1:])
+		if err == nil && dir != "" {
+			err = os.Chdir(dir)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "leaseguard: -C: %v\n", err)
+			os.Exit(2)
+		}
+		os.Args = append(os.Args[:1], args...)
 		explain(os.Args[1:])
 	}
 	cfg := config.Default()

@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -161,41 +162,19 @@ func (p *plan) args() []string {
 // flags or the version, or the listing failed. err is a -lease.packages
 // pattern that matches no package.
 func narrow(args []string) (p *plan, ok bool, err error) {
-	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	// The flags the checker defines, so that a pattern is told from a
-	// flag's value; analyzer flags are bound to a scratch configuration.
 	scratch := config.Default()
-	for _, a := range analyzer.New(scratch) {
-		fs.Var(new(boolValue), a.Name, "")
-		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, "") })
-	}
-	jsonOut := fs.Bool("json", false, "")
-	// The checker's own flags: with one of them, the run stays in process.
-	own := []string{"fix", "diff", "source", "v", "all", "tags", "debug", "cpuprofile", "memprofile", "trace", "format", "c", "test"}
-	for _, name := range own[:5] {
-		fs.Bool(name, false, "")
-	}
-	for _, name := range own[5:11] {
-		fs.String(name, "", "")
-	}
-	fs.Int("c", -1, "")
-	tests := fs.Bool("test", true, "")
-	flags := fs.Bool("flags", false, "")
-	version := new(boolValue)
-	fs.Var(version, "V", "")
-	if fs.Parse(args) != nil || *flags || version.set || fs.NArg() == 0 {
+	fs := checkerFlags(scratch)
+	if fs.Parse(args) != nil || isSet(fs, "flags") || isSet(fs, "V") || fs.NArg() == 0 {
 		return nil, false, nil
 	}
 	patterns := fs.Args()
-	roots, ok, err := leaseRoots(patterns, *tests, scratch.Lease.Packages)
+	roots, ok, err := leaseRoots(patterns, fs.Lookup("test").Value.String() == "true", scratch.Lease.Packages)
 	if !ok {
 		return nil, false, err
 	}
-	p = &plan{roots: roots, json: *jsonOut, vet: true}
+	p = &plan{roots: roots, json: isSet(fs, "json"), vet: true}
 	fs.Visit(func(f *flag.Flag) {
-		if slices.Contains(own, f.Name) {
+		if slices.Contains(ownFlags, f.Name) {
 			p.vet = false
 		}
 	})
@@ -206,6 +185,90 @@ func narrow(args []string) (p *plan, ok bool, err error) {
 		}
 	}
 	return p, true, nil
+}
+
+// ownFlags are the in-process checker's own flags: with one of them, the
+// run stays in process. The first five are bool flags, the next six
+// strings, then -c, a number, and -test, a bool.
+var ownFlags = []string{"fix", "diff", "source", "v", "all", "tags", "debug", "cpuprofile", "memprofile", "trace", "format", "c", "test"}
+
+// checkerFlags returns a flag set that knows the flags that the checker
+// defines, so that a pattern is told from a flag's value, with the
+// analyzers' flags bound to cfg. It prints nothing.
+func checkerFlags(cfg *config.Config) *flag.FlagSet {
+	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	for _, a := range analyzer.New(cfg) {
+		fs.Var(new(boolValue), a.Name, "")
+		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, "") })
+	}
+	fs.Bool("json", false, "")
+	for _, name := range ownFlags[:5] {
+		fs.Bool(name, false, "")
+	}
+	for _, name := range ownFlags[5:11] {
+		fs.String(name, "", "")
+	}
+	fs.Int("c", -1, "")
+	fs.Bool("test", true, "")
+	fs.Bool("flags", false, "")
+	fs.Var(new(boolValue), "V", "")
+	return fs
+}
+
+// isSet reports whether the flag name was given to fs (a bool flag, given
+// as true).
+func isSet(fs *flag.FlagSet, name string) bool {
+	switch v := fs.Lookup(name).Value.(type) {
+	case *boolValue:
+		return v.set
+	default:
+		return v.String() == "true"
+	}
+}
+
+// isBool reports whether fs has a flag name that is given bare.
+func isBool(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return true // unknown: the checker says so
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// cutChdir returns args without -C dir (-C=dir, --C dir), given anywhere
+// among the flags before the first package, and dir ("" without one).
+func cutChdir(args []string) (rest []string, dir string, err error) {
+	fs := checkerFlags(config.Default())
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return append(rest, args[i:]...), dir, nil
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		switch {
+		case name == "C" && dir != "":
+			return nil, "", errors.New("-C given twice")
+		case name == "C" && !hasValue && i+1 == len(args):
+			return nil, "", errors.New("-C needs a directory")
+		case name == "C" && !hasValue:
+			i++
+			dir = args[i]
+		case name == "C":
+			dir = value
+		case !hasValue && !isBool(fs, name) && i+1 < len(args):
+			rest = append(rest, a, args[i+1]) // a flag and its value
+			i++
+		default:
+			rest = append(rest, a)
+		}
+		if name == "C" && dir == "" {
+			return nil, "", errors.New("-C needs a directory")
+		}
+	}
+	return rest, dir, nil
 }
 
 // boolValue is a flag that may be given bare, or with any value (-V=full).
