@@ -537,3 +537,29 @@ func TestChdir(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingPackage names packages that do not exist: the command says
+// so, as the go command does, and nothing about its analyzers.
+func TestMissingPackage(t *testing.T) {
+	dir := example(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"./nosuch"}, "nosuch: directory not found"},
+		{[]string{"-json", "./nosuch"}, "nosuch: directory not found"},
+		{[]string{"./lease", "example.com/nosuch/pkg"}, "no required module provides package example.com/nosuch/pkg"},
+		{[]string{"-test", "./nosuch"}, "nosuch: directory not found"},
+	} {
+		r := run(t, dir, binary, tc.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("leaseguard %q: exit %d, want 1 and %q; stderr:\n%s", tc.args, r.code, tc.want, r.stderr)
+		}
+		for _, noise := range []string{"failed prerequisites", "analysis skipped", "noreturn", "lazyssa"} {
+			if strings.Contains(r.stdout+r.stderr, noise) {
+				t.Errorf("leaseguard %q: the output speaks of %q:\nstdout:\n%s\nstderr:\n%s", tc.args, noise, r.stdout, r.stderr)
+				break
+			}
+		}
+	}
+}

@@ -84,6 +84,11 @@ func Main() {
 		}
 		if ok {
 			switch {
+			case len(p.broken) > 0:
+				for _, e := range p.broken {
+					fmt.Fprintf(os.Stderr, "leaseguard: %s\n", e)
+				}
+				os.Exit(1)
 			case len(p.roots) == 0:
 				if p.json {
 					fmt.Println("{}") // what the checker prints for no findings

@@ -49,10 +49,19 @@ import (
 // later, by the analysis of a package that has one. err says which of
 // leases matches no package at all.
 func leaseRoots(patterns []string, tests bool, leases config.Patterns) (roots []string, ok bool, err error) {
+	roots, broken, ok, err := listRoots(patterns, tests, leases)
+	return roots, ok && len(broken) == 0, err
+}
+
+// listRoots is leaseRoots, with the errors of the listed packages that
+// have one (broken): a directory or module that does not exist, a file
+// that cannot be read. ok is false when the listing failed or matched
+// nothing.
+func listRoots(patterns []string, tests bool, leases config.Patterns) (roots, broken []string, ok bool, err error) {
 	cmd := exec.Command("go", append([]string{"list", "-e", "-find", "-json=ImportPath,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Dir,Error", "--"}, patterns...)...)
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	matcher := config.NewMatcher(leases)
 	var listed []string // the import paths listed, and of external test packages
@@ -65,8 +74,12 @@ func leaseRoots(patterns []string, tests bool, leases config.Patterns) (roots []
 		}
 		if err := dec.Decode(&p); err == io.EOF {
 			break
-		} else if err != nil || p.Error != nil {
-			return nil, false, nil
+		} else if err != nil {
+			return nil, nil, false, nil
+		}
+		if p.Error != nil {
+			broken = append(broken, p.Error.Err)
+			continue
 		}
 		listed = append(listed, p.ImportPath)
 		files := slices.Concat(p.GoFiles, p.CgoFiles)
@@ -86,19 +99,22 @@ func leaseRoots(patterns []string, tests bool, leases config.Patterns) (roots []
 			roots = append(roots, p.ImportPath)
 		}
 	}
+	if len(broken) > 0 {
+		return nil, broken, true, nil
+	}
 	if len(listed) == 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	elsewhere, err := leasesElsewhere(leases, listed)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	for _, path := range elsewhere {
 		if !slices.Contains(roots, path) {
 			roots = append(roots, path)
 		}
 	}
-	return roots, true, nil
+	return roots, nil, true, nil
 }
 
 // leasesElsewhere returns the packages that the leases patterns name
@@ -143,6 +159,10 @@ type plan struct {
 	roots []string // the packages to analyse (see leaseRoots)
 	json  bool     // -json
 	vet   bool     // go vet can run it (see viaVet): no flag that only the in-process checker has
+	// broken are the errors of packages that the patterns name and the
+	// go command cannot load (a directory or module that does not
+	// exist): the run stops with them, as go vet's does.
+	broken []string
 }
 
 // args returns the arguments for the in-process checker: the flags, then
@@ -168,8 +188,11 @@ func narrow(args []string) (p *plan, ok bool, err error) {
 		return nil, false, nil
 	}
 	patterns := fs.Args()
-	roots, ok, err := leaseRoots(patterns, fs.Lookup("test").Value.String() == "true", scratch.Lease.Packages)
-	if !ok {
+	roots, broken, ok, err := listRoots(patterns, fs.Lookup("test").Value.String() == "true", scratch.Lease.Packages)
+	switch {
+	case len(broken) > 0:
+		return &plan{broken: broken}, true, nil
+	case !ok:
 		return nil, false, err
 	}
 	p = &plan{roots: roots, json: isSet(fs, "json"), vet: true}
