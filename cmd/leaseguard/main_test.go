@@ -475,6 +475,25 @@ func TestUncheckedNote(t *testing.T) {
 	}
 }
 
+// TestVetBadFlagOnce gives go vet a bad setting: every vet unit (each
+// package, the standard library's included) is leaseguard in a process of
+// its own, and the message is printed once for the run, not once per
+// package, on every run (nothing is cached).
+func TestVetBadFlagOnce(t *testing.T) {
+	dir := example(t)
+	const msg = `invalid value "orders; drop" for flag -fence.table`
+	for _, args := range [][]string{
+		{"vet", "-vettool=" + binary, "-fence.table=orders; drop", "./..."},
+		{"vet", "-vettool=" + binary, "-fence.table=orders; drop", "./..."}, // again: not from the cache
+		{"vet", "-json", "-vettool=" + binary, "-fence.table=orders; drop", "./lease"},
+	} {
+		r := run(t, dir, "go", args...)
+		if n := strings.Count(r.stderr, msg); r.code == 0 || n != 1 {
+			t.Errorf("go %q: exit %d and the message %d times, want a failure and the message once; stderr:\n%s", args, r.code, n, r.stderr)
+		}
+	}
+}
+
 // TestHelp checks that leaseguard help lists the rules, each with its
 // title, and every setting of the settings table, with its golangci-lint
 // key, and that help on one rule gives that rule's reference.

@@ -18,10 +18,15 @@
 package driver
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -65,8 +70,12 @@ func Main() {
 	}
 	// A bad flag value stops the command with one line that names the flag
 	// and the value (the flag's Set checks it), not the whole usage, which
-	// go vet would print once per package.
+	// go vet would print once per package; under go vet, once for the run
+	// (see onceForVet).
 	flag.Usage = quietUsage(flag.CommandLine, os.Args[1:])
+	if vet {
+		onceForVet(flag.CommandLine, os.Args[len(os.Args)-1])
+	}
 	switch sarif, err := wantsSARIF(os.Args[1:]); {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
@@ -216,6 +225,39 @@ The command's own flags:
 `+loadsText+`
 The rules' references: https://github.com/leaseguard/leaseguard#the-rules
 `)
+}
+
+// onceForVet makes a bad flag value, which every vet unit of a go vet run
+// is given, print its one line once for the run rather than once per
+// package (the standard library's included). A unit of a dependency,
+// analysed only for its facts, exits 0 without output and without
+// writing its facts, so that go vet caches nothing for it. Of the units of
+// the packages that go vet was asked to check, the first to find the bad
+// value makes a file in go's work directory, beside the units'
+// directories (go removes it when it exits), prints the line and fails,
+// and so go vet fails, under the header of a package of the user's; the
+// others exit as a dependency's do. A later run fails the same way, since
+// nothing was cached. Where the file cannot be made, every such unit
+// prints the line.
+func onceForVet(fs *flag.FlagSet, cfgFile string) {
+	var msg bytes.Buffer
+	fs.SetOutput(&msg)
+	fs.Usage = func() {
+		var unit struct{ VetxOnly bool }
+		if data, err := os.ReadFile(cfgFile); err == nil && json.Unmarshal(data, &unit) == nil && unit.VetxOnly {
+			os.Exit(0)
+		}
+		work := filepath.Dir(filepath.Dir(cfgFile)) // $WORK/b001/vet.cfg
+		f, err := os.OpenFile(filepath.Join(work, "leaseguard-bad-flag"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, iofs.ErrExist) {
+			os.Exit(0)
+		}
+		if err == nil {
+			f.Close()
+		}
+		os.Stderr.Write(msg.Bytes())
+		os.Exit(2)
+	}
 }
 
 // initialHeap is the heap size at which a go vet unit first collects
