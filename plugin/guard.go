@@ -38,9 +38,9 @@ import (
 // package costs golangci-lint its own load. The second analysis goes
 // through the graph one package at a time, in dependency order, each
 // type-checked from source against its imports' export data and dropped
-// once its facts are kept (internal/depcheck): on prometheus with tsdb
-// marked, 261 MiB at its peak, where loading tsdb's graph from source with
-// go/packages held 1,580 MiB (bench/graph.sh). It reads the go command's
+// once its facts are kept (internal/depcheck), not the whole graph held
+// from source at once (docs/performance.md has the figures). It reads the
+// go command's
 // environment (GOFLAGS=-tags=… reaches it; golangci-lint's build-tags
 // setting does not), and two lease packages' graphs are analysed one
 // after the other, never at once.

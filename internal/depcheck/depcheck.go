@@ -6,11 +6,11 @@
 // and every analyzer on the package and its variants. Once a package is
 // done, only its facts are kept; its syntax, type-checker records and
 // results are dropped. What stays is the imports' types, read from export
-// data once for all the packages that import them, and the facts. On
-// prometheus's tsdb and its imports (692 packages), leaseguard's rules
-// take 6.0 s and 261 MiB, where go/packages' LoadAllSyntax with
-// checker.Analyze, which holds the whole graph from source until the
-// analysis ends, takes 8.4 s and 1,580 MiB (bench/graph.sh).
+// data once for all the packages that import them, and the facts: a
+// fraction of the memory that go/packages' LoadAllSyntax with
+// checker.Analyze holds, the whole graph from source until the analysis
+// ends (docs/performance.md has the figures; bench/graph.sh measures
+// them).
 //
 // The go command lists the graph and builds the imports' export data (its
 // build cache keeps them), with the environment's GOFLAGS. The test
