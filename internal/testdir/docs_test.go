@@ -4,9 +4,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/internal/testdir"
 )
 
@@ -71,6 +73,44 @@ func TestAnchor(t *testing.T) {
 	} {
 		if got := testdir.Anchor(heading); got != want {
 			t.Errorf("Anchor(%q) = %q, want %q", heading, got, want)
+		}
+	}
+}
+
+// TestRulePageSettings checks that each rule's page lists, in its settings
+// table, exactly the settings the rule has: a row per flag (or one row for
+// several, `-fence.holder-column`, `-fence.epoch-column`, …).
+func TestRulePageSettings(t *testing.T) {
+	row := regexp.MustCompile("`-([a-z]+)\\.([a-z-]+)")
+	for _, rule := range []string{"imports", "clock", "fence"} {
+		page, err := os.ReadFile(filepath.Join(testdir.Repo(), "docs", "rules", rule+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		documented := make(map[string]bool)
+		for line := range strings.Lines(string(page)) {
+			if !strings.HasPrefix(line, "| `-") {
+				continue
+			}
+			first, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+			for _, m := range row.FindAllStringSubmatch(first, -1) {
+				if m[1] != rule {
+					t.Errorf("docs/rules/%s.md: a row for -%s.%s, another rule's setting", rule, m[1], m[2])
+				}
+				documented[m[2]] = true
+			}
+		}
+		for _, s := range config.Settings() {
+			if s.Rule != rule {
+				continue
+			}
+			if !documented[s.Key] {
+				t.Errorf("docs/rules/%s.md: no row for -%s.%s", rule, rule, s.Key)
+			}
+			delete(documented, s.Key)
+		}
+		for key := range documented {
+			t.Errorf("docs/rules/%s.md: a row for -%s.%s, which the rule does not have", rule, rule, key)
 		}
 	}
 }
