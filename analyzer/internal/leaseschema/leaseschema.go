@@ -284,7 +284,13 @@ func (l *learner) stmt(i int, s Stmt) {
 				return true
 			}
 			t := in.Relation.Relname
-			l.write(t, insertValues(in), false, in.OnConflictClause != nil, nil, ev)
+			// An INSERT … ON CONFLICT DO NOTHING acquires a free row
+			// with its values. One that updates on conflict acquires a
+			// held row with its SET: the values it only inserts (a
+			// tenant, a partition) are the row's, not the holder's,
+			// unless DDL names the key, as for a plain INSERT.
+			doNothing := in.OnConflictClause != nil && in.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING
+			l.write(t, insertValues(in), false, doNothing, nil, ev)
 			if oc := in.OnConflictClause; oc != nil {
 				if oc.Infer != nil {
 					for _, e := range oc.Infer.IndexElems {

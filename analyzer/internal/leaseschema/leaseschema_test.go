@@ -268,6 +268,18 @@ func TestInfer(t *testing.T) {
 			want: "",
 		},
 		{
+			name: "an upsert's values that its SET does not take over are the row's: a tenant is no holder",
+			sql: []string{
+				`WITH input AS (SELECT UNNEST($2::bigint[]) AS task_id, UNNEST($3::integer[]) AS retry_count)
+				 INSERT INTO task_runtime (task_id, retry_count, worker_id, tenant_id, timeout_at)
+				 SELECT input.task_id, input.retry_count, NULL, $1::uuid, CURRENT_TIMESTAMP + interval '5 minutes' FROM input
+				 ON CONFLICT (task_id, retry_count) DO UPDATE SET timeout_at = EXCLUDED.timeout_at WHERE task_runtime.worker_id IS NULL`,
+				`SELECT task_id FROM task_runtime WHERE tenant_id = $1::uuid AND timeout_at <= NOW()`,
+				`DELETE FROM task_runtime WHERE tenant_id = $1::uuid AND task_id = ANY($2::bigint[])`,
+			},
+			want: "",
+		},
+		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
 			sql: []string{
 				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,
