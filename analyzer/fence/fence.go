@@ -100,8 +100,11 @@ type checker struct {
 	names   *names
 	schema  *leaseschema.Schema // what the package's statements show of its tables
 	dialect bool                // the note on another database's SQL was made
-	held    map[held]*analysis.Diagnostic
-	order   []held // the keys of held, in the order found
+	// importedRenewers are the concrete methods of other packages that a
+	// Renews fact marks, by name, found when first needed.
+	importedRenewers map[string][]*types.Func
+	held             map[held]*analysis.Diagnostic
+	order            []held // the keys of held, in the order found
 	// callsFencer reports that the package calls a function that fences
 	// a transaction (see Fences): its writes were checked against that.
 	callsFencer bool

@@ -128,9 +128,36 @@ func (c *checker) checkRenewalFailures(funcs []*ssa.Function, local map[*types.F
 }
 
 // renewer reports whether obj renews a lease: a function of the package
-// in local, or one that a fact marks.
+// in local, one that a fact marks, or a method of an interface of the
+// package's own that a method with such a fact implements (a manager's
+// DB interface that the sqlc package's Queries satisfies).
 func (c *checker) renewer(obj *types.Func, local map[*types.Func]bool) bool {
-	return local[obj] || obj.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(obj, new(Renews))
+	if local[obj] || obj.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(obj, new(Renews)) {
+		return true
+	}
+	recv := obj.Signature().Recv()
+	if recv == nil || !types.IsInterface(recv.Type()) {
+		return false
+	}
+	iface := recv.Type().Underlying().(*types.Interface)
+	if c.importedRenewers == nil {
+		c.importedRenewers = make(map[string][]*types.Func)
+		for _, f := range c.pass.AllObjectFacts() {
+			if _, ok := f.Fact.(*Renews); !ok {
+				continue
+			}
+			if fn, ok := f.Object.(*types.Func); ok && fn.Signature().Recv() != nil && !types.IsInterface(fn.Signature().Recv().Type()) {
+				c.importedRenewers[fn.Name()] = append(c.importedRenewers[fn.Name()], fn)
+			}
+		}
+	}
+	for _, fn := range c.importedRenewers[obj.Name()] {
+		t := fn.Signature().Recv().Type()
+		if types.Implements(t, iface) || types.Implements(types.NewPointer(t), iface) {
+			return true
+		}
+	}
+	return false
 }
 
 // failure returns the error result of call, a call of obj, or nil where it
@@ -338,10 +365,12 @@ func printing(common *ssa.CallCommon) bool {
 }
 
 // reacts reports whether the path that starts at block start (the blocks
-// it dominates) does anything but print and wait: it returns, panics,
-// sends, starts or defers a call, stores outside its own variables, calls
-// code that is not a logger, or hands a constant of its own to where the
-// paths join (lost = true).
+// it dominates) does anything but print and wait: it returns something to
+// its caller, panics, sends, starts or defers a call, stores outside its
+// own variables, calls code that is not a logger, or hands a constant of
+// its own to where the paths join (lost = true). A return from a function
+// without results tells no one: the heartbeat that logs and returns ends,
+// and the work it guarded goes on.
 func reacts(start *ssa.BasicBlock) bool {
 	for _, b := range start.Parent().Blocks {
 		if !start.Dominates(b) {
@@ -349,7 +378,11 @@ func reacts(start *ssa.BasicBlock) bool {
 		}
 		for _, instr := range b.Instrs {
 			switch in := instr.(type) {
-			case *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.Go, *ssa.Defer, *ssa.MapUpdate:
+			case *ssa.Return:
+				if len(in.Results) > 0 {
+					return true
+				}
+			case *ssa.Panic, *ssa.Send, *ssa.Go, *ssa.Defer, *ssa.MapUpdate:
 				return true
 			case *ssa.Store:
 				if a, ok := in.Addr.(*ssa.Alloc); !intoVarargs(in) && (!ok || a.Heap) {

@@ -129,3 +129,25 @@ func (l *Locker) stopsOnCancel(ctx context.Context) {
 func (l *Locker) released(ctx context.Context) {
 	_ = l.store.Release(ctx, l.id, l.holder) // a release is no renewal
 }
+
+// A heartbeat that logs a failed renewal and returns tells no one: its
+// caller, which returns nothing, goes on with the work.
+func (l *Locker) loggedAndReturned(ctx context.Context) {
+	if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil { // want `the failure of renewal store.LockStore.UpdateLease is only logged`
+		log.Print(err)
+		return
+	}
+	log.Print("lease renewed")
+}
+
+// Renewer is the locker's own view of the store: its method renews the
+// lease because the store's that implements it does.
+type Renewer interface {
+	UpdateLease(ctx context.Context, id int64, holder string) error
+}
+
+func ownInterface(ctx context.Context, r Renewer, id int64) {
+	if err := r.UpdateLease(ctx, id, "h"); err != nil { // want `the failure of renewal locker.Renewer.UpdateLease is only logged`
+		log.Print(err)
+	}
+}
