@@ -860,6 +860,11 @@ func timeOf(v *pg_query.Node) timeKind {
 		switch fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval() {
 		case "now", "clock_timestamp", "statement_timestamp", "transaction_timestamp":
 			return dbClock
+		case "timezone":
+			// now() AT TIME ZONE 'UTC': the same instant, written in a zone.
+			if len(fc.Args) == 2 {
+				return timeOf(fc.Args[1])
+			}
 		}
 	}
 	return notTime

@@ -280,6 +280,14 @@ func TestInfer(t *testing.T) {
 			want: "",
 		},
 		{
+			name: "a time written in a zone is a time",
+			sql: []string{
+				`UPDATE locks SET holder = $1, expires = NOW() AT TIME ZONE 'UTC' + INTERVAL '1 MILLISECOND' * $2 WHERE name = $3 AND expires < NOW() AT TIME ZONE 'UTC'`,
+				`UPDATE locks SET expires = NOW() AT TIME ZONE 'UTC' + INTERVAL '1 MILLISECOND' * $1 WHERE name = $2 AND holder = $3 AND expires > NOW() AT TIME ZONE 'UTC'`,
+			},
+			want: "locks(holder, -, expires)",
+		},
+		{
 			name: "optimistic locking counts a version, with no expiry: no lease",
 			sql: []string{
 				`UPDATE accounts SET balance = $1, version = version + 1 WHERE id = $2 AND version = $3`,
