@@ -366,7 +366,7 @@ func (c *Client) renewAll(ctx context.Context) {
 	next := make([]*time.Timer, len(terms))
 	for i, r := range terms {
 		leases[i] = r.t.Lease()
-		next[i] = time.AfterFunc(c.cfg.TTL, r.expire)
+		next[i] = time.AfterFunc(c.cfg.workFor(), r.expire)
 	}
 
 	// 2. One statement for all of them; RenewInterval bounds it, so that a

@@ -75,6 +75,26 @@ type Config struct {
 	// failed renewal does not lose the lease. Default 5s.
 	RenewInterval time.Duration
 
+	// StopMargin is how long before the lease could expire, as this
+	// process last confirmed it, Hold and Campaign cancel the term's
+	// context (client-go's renew deadline beside its lease duration): a
+	// term whose renewals are not confirmed stops work that long before
+	// another holder can take over. The deadline counts from the moment
+	// the last confirmed renewal (or the acquisition) was sent, which is
+	// before the database set expires_at from its own clock; the margin
+	// covers what that does not: this process's clock running at a
+	// slightly different rate from the database's (NTP slews a clock by
+	// up to 500 ppm, 7.5 ms in a 15 s TTL), a timer that fires late or a
+	// function that notices its cancelled context late (a GC pause, CPU
+	// throttling of a container, a paused VM), and the time fn needs to
+	// wind down work outside the database. Zero means a tenth of the
+	// TTL, 1.5s by default, or half of what the TTL leaves past two
+	// renewal intervals if that is less; otherwise it must be positive and
+	// less than the TTL less two RenewIntervals, so that one failed
+	// renewal does not end a term. The fence, not the margin, is what
+	// stops a late write.
+	StopMargin time.Duration
+
 	// LockTimeout bounds how long a takeover waits for the row lock that the
 	// old holder's in-flight fenced writes hold; a takeover that times out
 	// returns ErrTakeoverBlocked. Default 1s; must be less than the TTL.
@@ -196,6 +216,12 @@ func (c Config) Validate() error {
 		bad("renew interval %v must be less than half the ttl %v, so that two renewals fall inside one ttl", c.RenewInterval, c.TTL)
 	}
 	switch {
+	case c.StopMargin < 0:
+		bad("stop margin must not be negative, got %v", c.StopMargin)
+	case c.StopMargin > 0 && c.RenewInterval > 0 && c.StopMargin >= c.TTL-2*c.RenewInterval:
+		bad("stop margin %v must be less than the ttl %v less two renew intervals %v, so that one failed renewal does not end a term", c.StopMargin, c.TTL, c.RenewInterval)
+	}
+	switch {
 	case c.LockTimeout < time.Millisecond:
 		bad("lock timeout must be at least 1ms, got %v", c.LockTimeout)
 	case c.LockTimeout >= c.TTL:
@@ -223,6 +249,19 @@ func (c Config) Validate() error {
 	}
 	return fmt.Errorf("lease config: %w", errors.Join(errs...))
 }
+
+// stopMargin is StopMargin with its default filled in.
+func (c Config) stopMargin() time.Duration {
+	if c.StopMargin == 0 {
+		return max(min(c.TTL/10, (c.TTL-2*c.RenewInterval)/2), 0)
+	}
+	return c.StopMargin
+}
+
+// workFor is how long after the last confirmed renewal (or the
+// acquisition) was sent a term's context is cancelled: the TTL less the
+// stop margin.
+func (c Config) workFor() time.Duration { return c.TTL - c.stopMargin() }
 
 // idleInTx is IdleInTxTimeout with its default filled in.
 func (c Config) idleInTx() time.Duration {

@@ -95,9 +95,9 @@
 // Holding a lease does not mean that no one else acts as the holder: a
 // process can believe it holds a lease that the database has already given
 // to another, until its next renewal fails or its context is cancelled. Hold
-// cancels the context no later than the lease could have expired, as this
-// process's monotonic clock measures it, but the fence is what stops the
-// write. Work outside the database that fn does on a lease it has lost is
+// cancels the context Config.StopMargin before the lease could expire, as
+// this process's monotonic clock measures it from the last confirmed
+// renewal, but the fence is what stops the write. Work outside the database that fn does on a lease it has lost is
 // not undone.
 //
 // Every expiry decision is made by the database's clock, never by the Go

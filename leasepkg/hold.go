@@ -26,24 +26,27 @@ func (t *Term) Lease() Lease { return *t.lease.Load() }
 // Hold acquires the lease, renews it every RenewInterval, and runs fn while
 // it holds. fn's context is cancelled the moment the lease is lost: when a
 // renewal finds the lease expired or taken, or when no renewal has been
-// confirmed for a TTL (so the lease could have expired), or when ctx is
-// done. fn must return soon after its context is done.
+// confirmed for the TTL less Config.StopMargin (so that fn stops that long
+// before the lease could expire), or when ctx is done. fn must return soon
+// after its context is done.
 //
 // Hold returns an error wrapping ErrLeaseHeld (or ErrTakeoverBlocked) if it
 // could not acquire, one wrapping ErrLeaseLost if the lease was lost while
 // fn ran, and otherwise fn's error. The term's deadline starts when its
-// acquisition is sent: an acquisition confirmed only after a TTL (a slow
-// pool, a slow network) could have expired by then, so Hold releases it and
-// returns an error wrapping ErrLeaseLost without running fn. When fn returns while the lease is
+// acquisition is sent: an acquisition confirmed only after the TTL less
+// the stop margin (a slow pool, a slow network) could expire before fn
+// has done anything, so Hold releases it and returns an error wrapping
+// ErrLeaseLost without running fn. When fn returns while the lease is
 // held, Hold releases it, on a context that outlives ctx's cancellation and
 // is bounded by the TTL.
 //
 // The cancelled context is a courtesy, not the guarantee: between the
 // database expiring a lease and the context's cancellation, fn can still
 // try to write, and only the fence stops that write. Hold's timers start
-// before each statement is sent, so the context is cancelled no later than
-// the lease could have expired, as measured by this process's monotonic
-// clock, which may run at a slightly different rate from the database's.
+// before each statement is sent, and end the stop margin before a TTL, so
+// the context is cancelled that long before the lease could have expired,
+// as measured by this process's monotonic clock, which may run at a
+// slightly different rate from the database's.
 func (m *Manager) Hold(ctx context.Context, fn func(ctx context.Context, t *Term) error) error {
 	return m.hold(ctx, false, fn)
 }
@@ -136,7 +139,7 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 }
 
 // newTerm prepares a term before its acquisition is sent: its context, and
-// its deadline, a timer of a TTL that calls expire. expire cancels the
+// its deadline, a timer of the TTL less the stop margin that calls expire. expire cancels the
 // context, and tells the observer of a loss once the term has started.
 func (m *Manager) newTerm(ctx context.Context) (t *Term, leaseCtx context.Context, cancel context.CancelCauseFunc, deadline *time.Timer, expire func()) {
 	t = &Term{m: m}
@@ -149,7 +152,7 @@ func (m *Manager) newTerm(ctx context.Context) (t *Term, leaseCtx context.Contex
 		}
 		cancel(err)
 	}
-	return t, leaseCtx, cancel, time.AfterFunc(m.cfg.TTL, expire), expire
+	return t, leaseCtx, cancel, time.AfterFunc(m.cfg.workFor(), expire), expire
 }
 
 // The states of a term: acquiring until its acquisition is confirmed,
@@ -200,7 +203,7 @@ func (m *Manager) releaseBounded(ctx context.Context, l Lease) error {
 }
 
 func (m *Manager) unconfirmed() error {
-	return fmt.Errorf("lease %q: no renewal confirmed within the ttl %v: %w", m.cfg.Name, m.cfg.TTL, ErrLeaseLost)
+	return fmt.Errorf("lease %q: no renewal confirmed within %v, the ttl %v less the stop margin %v: %w", m.cfg.Name, m.cfg.workFor(), m.cfg.TTL, m.cfg.stopMargin(), ErrLeaseLost)
 }
 
 // renewLoop renews t's lease on schedule. deadline calls expire when the
@@ -219,7 +222,7 @@ func (m *Manager) renewLoop(ctx context.Context, stop <-chan struct{}, t *Term, 
 			return
 		case <-ticker.C:
 		}
-		next := time.AfterFunc(m.cfg.TTL, expire)
+		next := time.AfterFunc(m.cfg.workFor(), expire)
 		// ctx ends when the current deadline fires, so a renewal never runs
 		// past the time the lease could have expired; RenewInterval bounds
 		// one attempt so that a stalled one leaves room for the next.
