@@ -372,13 +372,14 @@ func (c *Client) renewAll(ctx context.Context) {
 	// 2. One statement for all of them; RenewInterval bounds it, so that a
 	// stalled one leaves room for the next.
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RenewInterval)
+	sent := sentNow()
 	renewed, err := c.renewMany(rctx, leases)
 	cancel()
 
 	// 3. Each term its own answer.
 	for i, r := range terms {
 		_, ok := renewed[leaseKey{leases[i].Name, leases[i].Epoch}]
-		r.answer(leases[i], next[i], ok, err)
+		r.answer(leases[i], next[i], sent, ok, err)
 	}
 }
 
@@ -420,7 +421,7 @@ func (c *Client) renewMany(ctx context.Context, ls []Lease) (map[leaseKey]struct
 // of a statement that proves nothing. next is the deadline that the
 // renewal started; it replaces the term's deadline if the renewal was
 // confirmed, and is stopped otherwise.
-func (r *renewing) answer(l Lease, next *time.Timer, renewed bool, err error) {
+func (r *renewing) answer(l Lease, next *time.Timer, sent *time.Time, renewed bool, err error) {
 	m := r.t.m
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -435,6 +436,7 @@ func (r *renewing) answer(l Lease, next *time.Timer, renewed bool, err error) {
 	case renewed:
 		r.deadline.Stop()
 		r.deadline = next
+		r.t.confirmed.Store(sent)
 		m.observe(Renewed, l, nil)
 	default:
 		next.Stop()

@@ -72,6 +72,13 @@ var (
 	// what it found and how to fix it.
 	ErrAsyncCommit = errors.New("the database can lose commits it acknowledged, and with them a granted epoch")
 
+	// ErrRenewalStalled means a term that a Manager's Hold or Campaign
+	// runs has had no renewal confirmed for longer than it should
+	// ([Manager.Healthy]): the database cannot be reached, or answers too
+	// slowly, or the term's function goes on after its context was
+	// cancelled. The error that wraps it says for how long.
+	ErrRenewalStalled = errors.New("renewals of a held lease have stalled")
+
 	// ErrClosed means the Manager was closed.
 	ErrClosed = errors.New("lease manager closed")
 )

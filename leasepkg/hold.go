@@ -18,6 +18,9 @@ type Term struct {
 	m     *Manager
 	lease atomic.Pointer[Lease]
 	state atomic.Int32 // termAcquiring, termStarted, termExpired
+	// confirmed is when the last confirmed renewal, or the acquisition,
+	// was sent: for Healthy only.
+	confirmed atomic.Pointer[time.Time]
 }
 
 // Lease returns the current fencing token.
@@ -144,6 +147,7 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 func (m *Manager) newTerm(ctx context.Context) (t *Term, leaseCtx context.Context, cancel context.CancelCauseFunc, deadline *time.Timer, expire func()) {
 	t = &Term{m: m}
 	t.lease.Store(&Lease{Name: m.cfg.Name, Holder: m.cfg.Holder})
+	t.confirmed.Store(sentNow())
 	leaseCtx, cancel = context.WithCancelCause(ctx)
 	expire = func() {
 		err := m.unconfirmed()
@@ -178,8 +182,10 @@ func (m *Manager) runTerm(ctx, leaseCtx context.Context, cancel context.CancelCa
 	// on the Manager's own loop, or in its Client's batch.
 	stopRenewing := m.startRenewing(leaseCtx, t, deadline, expire, cancel)
 
-	// 3. Run fn, then stop renewing.
+	// 3. Run fn, then stop renewing. Healthy looks at the term meanwhile.
+	done := m.leading(t, leaseCtx)
 	fnErr := fn(leaseCtx, t)
+	done()
 	stopRenewing()
 
 	// 4. A lost lease is the answer, whatever fn made of its cancellation.
@@ -227,6 +233,7 @@ func (m *Manager) renewLoop(ctx context.Context, stop <-chan struct{}, t *Term, 
 		// past the time the lease could have expired; RenewInterval bounds
 		// one attempt so that a stalled one leaves room for the next.
 		rctx, rcancel := context.WithTimeout(ctx, m.cfg.RenewInterval)
+		sent := sentNow()
 		l, err := m.Renew(rctx, t.Lease())
 		rcancel()
 		switch {
@@ -234,6 +241,7 @@ func (m *Manager) renewLoop(ctx context.Context, stop <-chan struct{}, t *Term, 
 			deadline.Stop()
 			deadline = next
 			t.lease.Store(&l)
+			t.confirmed.Store(sent)
 		case errors.Is(err, ErrLeaseLost):
 			next.Stop()
 			lose(err)

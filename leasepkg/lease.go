@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,6 +46,11 @@ type Manager struct {
 
 	closed atomic.Bool
 	events *eventQueue // nil without an Observer
+
+	// terms are the terms whose fn runs, each with its context: what
+	// Healthy looks at.
+	termsMu sync.Mutex
+	terms   map[*Term]context.Context
 
 	// unconfirmedTerm is the term of the last acquisition whose outcome was
 	// unknown, until an acquisition succeeds: the next Acquire sends it
