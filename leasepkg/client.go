@@ -374,12 +374,13 @@ func (c *Client) renewAll(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RenewInterval)
 	sent := sentNow()
 	renewed, err := c.renewMany(rctx, leases)
+	took := time.Since(*sent) // latency only
 	cancel()
 
 	// 3. Each term its own answer.
 	for i, r := range terms {
 		_, ok := renewed[leaseKey{leases[i].Name, leases[i].Epoch}]
-		r.answer(leases[i], next[i], sent, ok, err)
+		r.answer(leases[i], next[i], sent, took, ok, err)
 	}
 }
 
@@ -421,7 +422,7 @@ func (c *Client) renewMany(ctx context.Context, ls []Lease) (map[leaseKey]struct
 // of a statement that proves nothing. next is the deadline that the
 // renewal started; it replaces the term's deadline if the renewal was
 // confirmed, and is stopped otherwise.
-func (r *renewing) answer(l Lease, next *time.Timer, sent *time.Time, renewed bool, err error) {
+func (r *renewing) answer(l Lease, next *time.Timer, sent *time.Time, took time.Duration, renewed bool, err error) {
 	m := r.t.m
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -437,7 +438,7 @@ func (r *renewing) answer(l Lease, next *time.Timer, sent *time.Time, renewed bo
 		r.deadline.Stop()
 		r.deadline = next
 		r.t.confirmed.Store(sent)
-		m.observe(Renewed, l, nil)
+		m.observeTook(Renewed, l, nil, took)
 	default:
 		next.Stop()
 		err := fmt.Errorf("renew lease %s: %w", l, ErrLeaseLost)
@@ -557,9 +558,11 @@ func (l *listener) run(ctx context.Context, done chan struct{}) {
 			names = append(names, n)
 		}
 		l.mu.Unlock()
-		if l.c.events != nil {
-			for _, n := range names {
-				l.c.events.push(Event{Kind: ObserveFailed, Lease: Lease{Name: n}, Err: err})
+		for _, n := range names {
+			e := Event{Kind: ObserveFailed, Lease: Lease{Name: n}, Err: err}
+			logEvent(l.c.cfg.Logger, e, 0)
+			if l.c.events != nil {
+				l.c.events.push(e)
 			}
 		}
 		if sleep(ctx, l.c.cfg.RenewInterval) != nil {

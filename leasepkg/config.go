@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"time"
@@ -143,6 +144,22 @@ type Config struct {
 	// waiting events it misses some, counted in Event.Dropped). Nil means
 	// no one is told. Until the Manager is closed, that goroutine lives.
 	Observer Observer
+
+	// Logger, if not nil, logs acquisitions and releases (Info), renewals
+	// (Debug), failed renewals, refused fenced writes and a campaign's
+	// retries after an error (Warn), losses and a campaign that gives up
+	// (Error), each with the lease's name, holder, epoch and term and the
+	// error. It is called on the goroutine where the thing happened (the
+	// renewal loop among them), as log/slog's handlers are everywhere: a
+	// handler that blocks delays renewals. Nil means no logging.
+	Logger *slog.Logger
+
+	// Metrics, if not nil, is told of acquisitions, renewals and their
+	// latency, failed renewals, losses, releases and refused fenced
+	// writes, on the goroutine where each happened (see [Metrics]; it must
+	// not block). leasepkg/leaseprom adapts it to Prometheus. Nil means
+	// none.
+	Metrics Metrics
 }
 
 // DefaultConfig returns the defaults for a lease called name, with a fresh

@@ -112,6 +112,7 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 				return err
 			}
 			if kind := notRetried(err); kind != "" {
+				m.logCampaign(err, failures, kind)
 				return fmt.Errorf("campaign for lease %q: %s, which retrying cannot fix: %w", m.cfg.Name, kind, err)
 			}
 			wait := m.waitForHolder
@@ -121,6 +122,7 @@ func (m *Manager) hold(ctx context.Context, campaign bool, fn func(ctx context.C
 				failures++
 				wait = func(ctx context.Context) error { return m.backoff(ctx, failures) }
 			}
+			m.logCampaign(err, failures, "")
 			if err := wait(ctx); err != nil {
 				return fmt.Errorf("campaign for lease %q: %w", m.cfg.Name, err)
 			}

@@ -182,9 +182,18 @@ func (m *Manager) check() error {
 	return nil
 }
 
-func (m *Manager) observe(kind EventKind, l Lease, err error) {
+// observe tells the Metrics and the Logger of an event, on the calling
+// goroutine, and queues it for the Observer.
+func (m *Manager) observe(kind EventKind, l Lease, err error) { m.observeTook(kind, l, err, 0) }
+
+// observeTook is observe with a renewal's latency, for the Metrics and the
+// Logger.
+func (m *Manager) observeTook(kind EventKind, l Lease, err error, took time.Duration) {
+	e := Event{Kind: kind, Lease: l, Err: err}
+	count(m.cfg.Metrics, e, took)
+	logEvent(m.cfg.Logger, e, took)
 	if m.events != nil {
-		m.events.push(Event{Kind: kind, Lease: l, Err: err})
+		m.events.push(e)
 	}
 }
 
@@ -379,6 +388,7 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 	}
 	var epoch int64
 	var err error
+	start := time.Now() // latency only: decides no statement
 	if m.cfg.Policy == PerRenewal {
 		err = inTx(ctx, m.renew, m.bumpWait(), func(b *pgx.Batch) {
 			b.Queue(renewBumpSQL, l.Name, l.Holder, l.Epoch, m.ttlMillis(), l.Term)
@@ -403,7 +413,7 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 		return Lease{}, fmt.Errorf("renew lease %s: %w", l, err)
 	}
 	l.Epoch = epoch
-	m.observe(Renewed, l, nil)
+	m.observeTook(Renewed, l, nil, time.Since(start))
 	return l, nil
 }
 
