@@ -103,5 +103,8 @@
 // Every expiry decision is made by the database's clock, never by the Go
 // process's: the Go side only schedules (timers, tickers, context
 // deadlines). The package imports no HTTP client and no model SDK; it
-// reports what happens to a lease through [Observer].
+// reports what happens to a lease through [Observer], [Metrics] (which
+// leasepkg/leaseprom adapts to Prometheus, outside this package) and
+// Config.Logger, a log/slog logger. [Manager.Healthy] serves a health
+// check.
 package leasepkg
