@@ -220,7 +220,10 @@ func TestClientRenewsInOneStatement(t *testing.T) {
 	const n = 50
 	holdAll(t, c, names("shard", n))
 
-	tracer.waitBatches(t, 1) // one that may have begun before all were held
+	// Two: the signal of one sent before all were held may be waiting,
+	// and the next may have read the Client's terms before the last was
+	// held; every batch sent after that second one read them after.
+	tracer.waitBatches(t, 2)
 	before, _ := tracer.counts()
 	tracer.waitBatches(t, 3)
 	batches, lone := tracer.counts()
