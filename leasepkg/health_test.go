@@ -101,3 +101,27 @@ func waitHealth(t *testing.T, ctx context.Context, healthy func() error, want bo
 		}
 	}
 }
+
+// TestHealthyFunctionGoesOn: a term whose context was cancelled, its
+// renewals stalled, while its function goes on is unhealthy, and the error
+// says that the function has not returned.
+func TestHealthyFunctionGoesOn(t *testing.T) {
+	t.Parallel()
+	d := newDB(t)
+	m := d.manager("a", short)
+	err := m.Hold(context.Background(), func(ctx context.Context, _ *leasepkg.Term) error {
+		stallRenewals(t, d, ctx) // returns once ctx is done
+		// The function goes on, as one that ignores its context would.
+		err := waitHealth(t, context.Background(), m.Healthy, false)
+		if !errors.Is(err, leasepkg.ErrRenewalStalled) || !strings.Contains(err.Error(), "its function has not returned") {
+			t.Errorf("Healthy of a function going on after its term: %v, want ErrRenewalStalled saying its function has not returned", err)
+		}
+		return nil
+	})
+	if !errors.Is(err, leasepkg.ErrLeaseLost) {
+		t.Fatalf("Hold: %v, want ErrLeaseLost", err)
+	}
+	if err := m.Healthy(); err != nil {
+		t.Fatalf("Healthy after Hold returned: %v, want nil", err)
+	}
+}
