@@ -125,3 +125,38 @@ func gathered(t *testing.T, reg prometheus.Gatherer, name string) float64 {
 	}
 	return 0
 }
+
+// TestNoLeaseLabel: with NoLeaseLabel every lease counts in one series of
+// each metric, without the label, and there is no epoch gauge.
+func TestNoLeaseLabel(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewPedanticRegistry()
+	metrics, err := leaseprom.New(reg, leaseprom.Options{Namespace: "shards", NoLeaseLabel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		metrics.Acquired(leasepkg.Lease{Name: name, Epoch: 1})
+		metrics.Renewed(leasepkg.Lease{Name: name, Epoch: 1}, time.Millisecond)
+	}
+	if n := testutil.CollectAndCount(reg, "shards_acquisitions_total"); n != 1 {
+		t.Errorf("%d series of acquisitions, want 1", n)
+	}
+	if n := testutil.CollectAndCount(reg, "shards_epoch"); n != 0 {
+		t.Errorf("%d series of the epoch gauge, want none", n)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "shards_acquisitions_total" {
+			if got := mf.GetMetric()[0].GetCounter().GetValue(); got != 3 {
+				t.Errorf("acquisitions %v, want 3", got)
+			}
+			if labels := mf.GetMetric()[0].GetLabel(); len(labels) != 0 {
+				t.Errorf("labels %v, want none", labels)
+			}
+		}
+	}
+}
