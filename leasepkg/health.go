@@ -70,7 +70,7 @@ func (m *Manager) termHealth(t *Term, ctx context.Context) error {
 	l := t.Lease()
 	err := fmt.Errorf("lease %s: no renewal confirmed for %v, one due every %v: %w", l, since.Round(time.Millisecond), m.cfg.RenewInterval, ErrRenewalStalled)
 	if ctx.Err() != nil {
-		err = fmt.Errorf("%w; the term's context was cancelled (%v) but its function has not returned", err, context.Cause(ctx))
+		err = fmt.Errorf("%w; the term's context was cancelled (%w) but its function has not returned", err, context.Cause(ctx))
 	}
 	return err
 }

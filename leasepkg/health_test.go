@@ -66,7 +66,7 @@ func TestHealthy(t *testing.T) {
 				if err := tx.Rollback(context.Background()); err != nil {
 					return err
 				}
-				waitHealth(t, ctx, healthy, true)
+				_ = waitHealth(t, ctx, healthy, true) // nil: want is true
 				return ctx.Err()
 			})
 			if err != nil {

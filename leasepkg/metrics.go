@@ -34,12 +34,23 @@ type Metrics interface {
 // implements only some of the methods.
 type NopMetrics struct{}
 
-func (NopMetrics) Acquired(Lease)               {}
+// Acquired does nothing.
+func (NopMetrics) Acquired(Lease) {}
+
+// Renewed does nothing.
 func (NopMetrics) Renewed(Lease, time.Duration) {}
-func (NopMetrics) RenewFailed(Lease, error)     {}
-func (NopMetrics) Lost(Lease)                   {}
-func (NopMetrics) Released(Lease)               {}
-func (NopMetrics) WriteRefused(Lease)           {}
+
+// RenewFailed does nothing.
+func (NopMetrics) RenewFailed(Lease, error) {}
+
+// Lost does nothing.
+func (NopMetrics) Lost(Lease) {}
+
+// Released does nothing.
+func (NopMetrics) Released(Lease) {}
+
+// WriteRefused does nothing.
+func (NopMetrics) WriteRefused(Lease) {}
 
 // count tells metrics, if any, of an event; took is a renewal's latency.
 func count(metrics Metrics, e Event, took time.Duration) {

@@ -99,7 +99,7 @@ func TestMetricsAndLogger(t *testing.T) {
 			} else {
 				m = d.manager("a", edit)
 			}
-			err := m.Hold(context.Background(), func(ctx context.Context, term *leasepkg.Term) error {
+			err := m.Hold(context.Background(), func(ctx context.Context, _ *leasepkg.Term) error {
 				for !rec.has("renewed orders@1") {
 					select {
 					case <-ctx.Done():
