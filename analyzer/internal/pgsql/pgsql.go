@@ -1,5 +1,6 @@
 // Package pgsql reads SQL texts with PostgreSQL's own parser (pg_query, the
-// server's grammar compiled in) and offers what the rules need of its
+// server's grammar compiled in: as C with cgo, parser_cgo.go, or as
+// WebAssembly run by wazero without, parser_wazero.go) and offers what the rules need of its
 // trees: walking them, mapping their offsets back to the text as written,
 // and describing errors in the user's terms.
 //
@@ -20,7 +21,6 @@ import (
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/pganalyze/pg_query_go/v6/parser"
 )
 
 // The budget of a text that the parser may read.
@@ -47,6 +47,15 @@ func (e *TooComplexError) Error() string {
 	}
 	return "SQL is too deeply nested to check (chained operators or subqueries)"
 }
+
+// parseError is the parser's error, whichever parser is built in
+// (parser_cgo.go, parser_wazero.go).
+type parseError struct {
+	Message   string
+	Cursorpos int // the character (from 1) at which the parser stopped, or 0
+}
+
+func (e *parseError) Error() string { return e.Message }
 
 // Parsed is one SQL text as PostgreSQL's parser reads it.
 type Parsed struct {
@@ -86,34 +95,34 @@ func Parse(sql string) *Parsed {
 		return &Parsed{Err: &TooComplexError{Len: len(sql), Offset: -1}, SQL: sql, Src: sql}
 	}
 	p := &Parsed{SQL: sql, Src: sql}
-	scan, err := pg_query.Scan(sql)
+	toks, err := scan(sql)
 	if err != nil {
 		// The scanner stops at what the parser would stop at (an
 		// unterminated string): let the parser say what it is.
-		if _, perr := pg_query.Parse(sql); perr != nil {
+		if _, perr := parse(sql); perr != nil {
 			p.Err = perr
 			return p
 		}
 		p.Err = err
 		return p
 	}
-	p.toks = scan.Tokens
+	p.toks = toks.Tokens
 	if strings.Contains(sql, "@") {
 		p.Src, p.shifts = namedArgs(sql, p.toks)
 		if p.shifts != nil {
-			if scan, err = pg_query.Scan(p.Src); err != nil {
+			if toks, err = scan(p.Src); err != nil {
 				p.toks = nil // the tokens were of the text as written
 				p.Err = err
 				return p
 			}
-			p.toks = scan.Tokens
+			p.toks = toks.Tokens
 		}
 	}
 	if off := deep(p.toks); off >= 0 {
 		p.Err = &TooComplexError{Offset: p.Orig(off)}
 		return p
 	}
-	tree, err := pg_query.Parse(p.Src)
+	tree, err := parse(p.Src)
 	if err != nil {
 		if strings.Contains(err.Error(), "exceeded maximum recursion depth") {
 			err = &TooComplexError{Offset: -1}
@@ -189,11 +198,11 @@ func isOperator(tok pg_query.Token) bool {
 // string literal, a quoted identifier or a comment is left alone, and so is
 // @ followed by white space (the absolute-value operator).
 func NamedArgs(sql string) string {
-	scan, err := pg_query.Scan(sql)
+	toks, err := scan(sql)
 	if err != nil {
 		return sql
 	}
-	out, _ := namedArgs(sql, scan.Tokens)
+	out, _ := namedArgs(sql, toks.Tokens)
 	return out
 }
 
@@ -259,7 +268,7 @@ const maxQuoted = 60
 // Describe returns why the text was not parsed, with the position in the
 // text as written where the parser stopped.
 func (p *Parsed) Describe() string {
-	var pe *parser.Error
+	var pe *parseError
 	if !errors.As(p.Err, &pe) || pe.Cursorpos <= 0 {
 		return shorten(p.Err.Error())
 	}
@@ -286,7 +295,7 @@ func (p *Parsed) ErrorOffset() int {
 	if errors.As(p.Err, &tc) {
 		return tc.Offset
 	}
-	var pe *parser.Error
+	var pe *parseError
 	if !errors.As(p.Err, &pe) || pe.Cursorpos <= 0 {
 		return -1
 	}
