@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	_ "github.com/wasilibs/go-pgquery/parser" // links the module and host functions named below
+	"github.com/wasilibs/wazero-helpers/allocator"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -111,7 +112,9 @@ func get() (*instance, error) {
 		return in, nil
 	}
 	engine.mu.Unlock()
-	ctx := context.Background()
+	// The module's memory is shared (it has threads), so it never moves:
+	// reserved, not allocated, up to its maximum, as go-pgquery does.
+	ctx := experimental.WithMemoryAllocator(context.Background(), allocator.NewNonMoving())
 	// Anonymous, so that the runtime holds as many as run at once; its
 	// output (none expected) is discarded, as go vet's stdout is its
 	// protocol.
