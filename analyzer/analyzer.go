@@ -13,8 +13,15 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/fence"
 	"github.com/leaseguard/leaseguard/analyzer/imports"
+	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
+
+// Parser names the PostgreSQL parser built in: "cgo", libpg_query compiled
+// in as C, or "wasm", the same compiled to WebAssembly and run by wazero,
+// in builds without cgo (whose first parse in a process loads it from the
+// user's cache directory, or compiles it there).
+const Parser = pgsql.Backend
 
 // New returns a fresh set of analyzers whose flags bind to cfg: the lease
 // analyzer, which selects lease packages and checks directives, then one

@@ -16,6 +16,7 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer"
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/internal/testdir"
+	"github.com/leaseguard/leaseguard/internal/version"
 )
 
 // The findings on testdata/example, the README's example module: a direct
@@ -261,10 +262,21 @@ func TestBadSettings(t *testing.T) {
 	}
 }
 
+// TestVetProtocol checks what go vet asks of a vet tool: -V=full, whose
+// answer go vet reads as "NAME version devel … buildID=ID" and keys its
+// cache on ID (leaseguard's version and parser in between, for people),
+// and -flags.
 func TestVetProtocol(t *testing.T) {
 	r := run(t, ".", binary, "-V=full")
-	if r.code != 0 || !strings.Contains(r.stdout, "version") {
-		t.Fatalf("-V=full: exit %d, %q", r.code, r.stdout)
+	f := strings.Fields(r.stdout)
+	if r.code != 0 || len(f) < 5 || f[0] != binary || f[1] != "version" || f[2] != "devel" || f[3] != version.Version ||
+		!slices.Contains(f, "parser="+analyzer.Parser) || !strings.HasPrefix(f[len(f)-1], "buildID=") {
+		t.Fatalf("-V=full: exit %d, %q; want \"%s version devel %s … parser=%s buildID=…\"", r.code, r.stdout, binary, version.Version, analyzer.Parser)
+	}
+	for _, args := range [][]string{{"-C", ".", "-V=full"}, {"-json", "-V=full"}} {
+		if again := run(t, ".", binary, args...); again.code != 0 || again.stdout != r.stdout {
+			t.Errorf("%s: exit %d, %q; want %q", strings.Join(args, " "), again.code, again.stdout, r.stdout)
+		}
 	}
 	r = run(t, ".", binary, "-flags")
 	var flags []struct{ Name string }

@@ -59,6 +59,13 @@ func Main() {
 		os.Args = append(os.Args[:1], args...)
 		explain(os.Args[1:])
 	}
+	if !vet && fullVersion(os.Args[1:]) {
+		if err := printVersion(os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "leaseguard: -V=full: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	cfg := config.Default()
 	analyzers := analyzer.New(cfg)
 	if !vet && len(os.Args) > 1 && os.Args[1] == "help" {
