@@ -3,7 +3,9 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +18,9 @@ import (
 
 // TestSARIF checks -format sarif against the SARIF 2.1.0 JSON schema kept in
 // testdata: one run, a rule per analyzer with its help URL, and every
-// finding at a location relative to the module root.
+// finding at a location relative to the repository's root (this one's, or
+// the module's where the tree has no .git), which originalUriBaseIds
+// names.
 func TestSARIF(t *testing.T) {
 	dir := example(t)
 	r := run(t, dir, binary, "-format", "sarif", "./...")
@@ -51,7 +55,8 @@ func TestSARIF(t *testing.T) {
 	var log struct {
 		Version string
 		Runs    []struct {
-			Tool struct {
+			OriginalURIBaseIDs map[string]struct{ URI string }
+			Tool               struct {
 				Driver struct {
 					Name  string
 					Rules []struct {
@@ -76,6 +81,16 @@ func TestSARIF(t *testing.T) {
 		t.Fatalf("want one leaseguard run of SARIF 2.1.0, got version %q, %d runs", log.Version, len(log.Runs))
 	}
 	run := log.Runs[0]
+	// The example module's directory from the root, as URIs begin.
+	base, err := url.Parse(run.OriginalURIBaseIDs["%SRCROOT%"].URI)
+	if err != nil || base.Scheme != "file" || !strings.HasSuffix(base.Path, "/") {
+		t.Fatalf("originalUriBaseIds: %%SRCROOT%% is %q, want a file URI of a directory: %v", run.OriginalURIBaseIDs["%SRCROOT%"].URI, err)
+	}
+	prefix, err := filepath.Rel(filepath.FromSlash(base.Path), dir)
+	if err != nil || !filepath.IsLocal(prefix) && prefix != "." {
+		t.Fatalf("the example %s is not under %%SRCROOT%% %s", dir, base.Path)
+	}
+	prefix = strings.TrimPrefix(filepath.ToSlash(prefix)+"/", "./")
 	rules := map[string]bool{}
 	for _, rule := range run.Tool.Driver.Rules {
 		if rule.ShortDescription.Text == "" || !strings.HasPrefix(rule.HelpURI, "https://github.com/leaseguard/leaseguard/blob/main/") {
@@ -93,12 +108,18 @@ func TestSARIF(t *testing.T) {
 		if !rules[res.RuleID] {
 			t.Errorf("result for undeclared rule %q", res.RuleID)
 		}
-		got = append(got, res.Locations[0].String()+": "+res.Message.Text)
+		for _, l := range append(res.Locations, res.RelatedLocations...) {
+			if a := l.PhysicalLocation.ArtifactLocation; a.URIBaseID != "%SRCROOT%" || !strings.HasPrefix(a.URI, prefix) {
+				t.Errorf("%s: location %+v is not under %s from %%SRCROOT%%", res.Message.Text, a, prefix)
+			}
+		}
+		loc := strings.TrimPrefix(res.Locations[0].String(), prefix)
+		got = append(got, loc+": "+res.Message.Text)
 		for i, rel := range res.RelatedLocations {
 			if rel.ID != i+1 {
 				t.Errorf("%s: related location %d has id %d", res.Locations[0], i, rel.ID)
 			}
-			related = append(related, res.Locations[0].String()+" -> "+rel.String()+": "+rel.Message.Text)
+			related = append(related, loc+" -> "+strings.TrimPrefix(rel.String(), prefix)+": "+rel.Message.Text)
 		}
 	}
 	slices.Sort(got)
@@ -125,7 +146,7 @@ type sarifLocation struct {
 	ID               int
 	Message          struct{ Text string }
 	PhysicalLocation struct {
-		ArtifactLocation struct{ URI string }
+		ArtifactLocation struct{ URI, URIBaseID string }
 		Region           struct{ StartLine, StartColumn int }
 	}
 }
@@ -159,11 +180,102 @@ func TestSARIFFlags(t *testing.T) {
 		}
 		return out
 	}
+	// Locations are from the repository's root (see TestSARIF).
 	const strictOnly = "lease/lease.go:11:2"
-	if got := uris(); slices.Contains(got, strictOnly) {
+	at := func(uri string) bool { return uri == strictOnly || strings.HasSuffix(uri, "/"+strictOnly) }
+	if got := uris(); slices.ContainsFunc(got, at) {
 		t.Errorf("without -imports.strict: a finding at %s", strictOnly)
 	}
-	if got := uris("-imports.strict"); !slices.Contains(got, strictOnly) {
+	if got := uris("-imports.strict"); !slices.ContainsFunc(got, at) {
 		t.Errorf("-imports.strict: no finding at %s among %q", strictOnly, got)
+	}
+}
+
+// TestSARIFModuleInSubdirectory runs -format sarif on the example module
+// copied into a subdirectory of a git repository, as a monorepo holds a
+// module: code scanning reads locations from the repository's root, so
+// they start with the module's directory, and originalUriBaseIds says that
+// %SRCROOT% is the repository's root. Copied where no repository holds it,
+// locations start at the module's root, and the base says so.
+func TestSARIFModuleInSubdirectory(t *testing.T) {
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	plain := t.TempDir()
+	for _, tc := range []struct {
+		name, root, module, prefix, what string
+	}{
+		{"in a subdirectory of a git repository", repo, filepath.Join(repo, "services", "shop"), "services/shop/", "git repository"},
+		{"in no repository", plain, plain, "", "module's root"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.CopyFS(tc.module, os.DirFS(example(t))); err != nil {
+				t.Fatal(err)
+			}
+			r := run(t, tc.module, binary, "-format", "sarif", "./...")
+			if r.code != 0 {
+				t.Fatalf("-format sarif: exit %d\n%s", r.code, r.stderr)
+			}
+			var log struct {
+				Runs []struct {
+					OriginalURIBaseIDs map[string]struct {
+						URI         string
+						Description struct{ Text string }
+					}
+					Results []struct {
+						Message          struct{ Text string }
+						Locations        []sarifLocation
+						RelatedLocations []sarifLocation
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &log); err != nil || len(log.Runs) != 1 {
+				t.Fatalf("not one SARIF run: %v\n%s", err, r.stdout)
+			}
+			base := log.Runs[0].OriginalURIBaseIDs["%SRCROOT%"]
+			if want := (&url.URL{Scheme: "file", Path: filepath.ToSlash(tc.root) + "/"}).String(); base.URI != want || !strings.Contains(base.Description.Text, tc.what) {
+				t.Errorf("originalUriBaseIds: %%SRCROOT%% is %q (%q), want %q (the %s)", base.URI, base.Description.Text, want, tc.what)
+			}
+			var got []string
+			for _, res := range log.Runs[0].Results {
+				for _, l := range append(res.Locations, res.RelatedLocations...) {
+					if a := l.PhysicalLocation.ArtifactLocation; a.URIBaseID != "%SRCROOT%" || !strings.HasPrefix(a.URI, tc.prefix+"lease/") {
+						t.Errorf("%s: location %+v, want %s… from %%SRCROOT%%", res.Message.Text, a, tc.prefix+"lease/")
+					}
+				}
+				got = append(got, strings.TrimPrefix(res.Locations[0].String(), tc.prefix)+": "+res.Message.Text)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, wantExample) {
+				t.Errorf("SARIF results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantExample, "\n"))
+			}
+		})
+	}
+}
+
+// sarifFiles returns, for a SARIF log out, the function from a location's
+// URI to the file it names: resolved against the run's %SRCROOT% (its
+// originalUriBaseIds), or an absolute file URI.
+func sarifFiles(t *testing.T, out string) func(uri string) string {
+	t.Helper()
+	var log struct {
+		Runs []struct {
+			OriginalURIBaseIDs map[string]struct{ URI string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("not one SARIF run: %v", err)
+	}
+	base, err := url.Parse(log.Runs[0].OriginalURIBaseIDs["%SRCROOT%"].URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(uri string) string {
+		u, err := url.Parse(uri)
+		if err != nil {
+			t.Fatalf("location URI %q: %v", uri, err)
+		}
+		return filepath.FromSlash(base.ResolveReference(u).Path)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"go/token"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,7 +42,7 @@ func wantsSARIF(args []string) (bool, error) {
 
 // runSARIF analyzes the packages that args name, standalone, and writes
 // one SARIF 2.1.0 run to w, with a rule per analyzer and locations relative
-// to the module root. Only the packages that can have a finding are
+// to the repository root (see sarifRootOf). Only the packages that can have a finding are
 // analysed (see leaseRoots), through go vet as with text output (see
 // viaVet), or in process with -test=false, which go vet does not have;
 // cfg holds the analyzers' settings. Like -json, it exits 0 with
@@ -81,7 +82,12 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 	}
 
 	patterns := fs.Args()
-	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "leaseguard", InformationURI: "https://github.com/leaseguard/leaseguard"}}, Results: []sarifResult{}}
+	root := sarifRootOf(mainModuleDir())
+	run := sarifRun{
+		Tool:               sarifTool{Driver: sarifDriver{Name: "leaseguard", InformationURI: "https://github.com/leaseguard/leaseguard"}},
+		OriginalURIBaseIDs: map[string]sarifArtifact{srcRoot: root.base()},
+		Results:            []sarifResult{},
+	}
 	ruleIndex := make(map[string]int)
 	for _, a := range analyzers {
 		title, _, _ := strings.Cut(a.Doc, "\n")
@@ -106,7 +112,7 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 					flags = append(flags, "-"+f.Name+"="+f.Value.String())
 				}
 			})
-			return sarifViaVet(flags, roots, run, ruleIndex, w, stderr)
+			return sarifViaVet(flags, roots, root, run, ruleIndex, w, stderr)
 		}
 		patterns = roots
 	}
@@ -140,7 +146,6 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		return 2
 	}
 
-	root := mainModuleDir()
 	type key struct{ posn, msg string }
 	seen := make(map[key]bool)
 	code := 0
@@ -192,7 +197,7 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 
 // sarifViaVet analyses roots through go vet with flags and writes the
 // findings as results of run.
-func sarifViaVet(flags, roots []string, run sarifRun, ruleIndex map[string]int, w, stderr io.Writer) int {
+func sarifViaVet(flags, roots []string, root sarifRoot, run sarifRun, ruleIndex map[string]int, w, stderr io.Writer) int {
 	tree, ok := vetTree(flags, roots, stderr)
 	if !ok {
 		return 1
@@ -201,7 +206,6 @@ func sarifViaVet(flags, roots []string, run sarifRun, ruleIndex map[string]int, 
 	if badSettings(diags, stderr) {
 		return 2
 	}
-	root := mainModuleDir()
 	for _, d := range diags {
 		rule := cmp.Or(d.Category, d.analyzer) // as in runSARIF
 		res := sarifResult{
@@ -226,27 +230,81 @@ func sarifViaVet(flags, roots []string, run sarifRun, ruleIndex map[string]int, 
 
 // vetLocation is a SARIF location for the range from posn to end, go
 // vet's file:line:col positions (posn alone when end is empty), relative
-// to the module root when it lies inside it.
-func vetLocation(root, posn, end string) sarifLocation {
+// to root when it lies inside it.
+func vetLocation(root sarifRoot, posn, end string) sarifLocation {
 	file, line, col := splitPosn(posn)
 	endLine, endCol := line, col
 	if end != "" {
 		_, endLine, endCol = splitPosn(end)
 	}
 	return sarifLocation{PhysicalLocation: sarifPhysLocation{
-		ArtifactLocation: sarifArtifact{URI: relative(root, file), URIBaseID: "%SRCROOT%"},
+		ArtifactLocation: root.artifact(file),
 		Region:           sarifRegion{StartLine: line, StartColumn: col, EndLine: endLine, EndColumn: endCol},
 	}}
 }
 
-// relative returns file relative to root, with forward slashes, when it
-// lies inside root; else file as it is.
-func relative(root, file string) string {
-	rel, err := filepath.Rel(root, file)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return file
+// srcRoot is the uriBaseId of locations inside the root, which the run's
+// originalUriBaseIds resolves (the name GitHub's code scanning and SARIF's
+// own examples use).
+const srcRoot = "%SRCROOT%"
+
+// sarifRoot is the directory that SARIF locations are relative to, and
+// what it is.
+type sarifRoot struct {
+	dir  string // absolute
+	what string // for originalUriBaseIds' description
+}
+
+// The directories whose presence makes a directory a repository's root.
+var vcsDirs = []struct{ name, vcs string }{{".git", "git"}, {".hg", "Mercurial"}, {".svn", "Subversion"}, {".bzr", "Bazaar"}}
+
+// sarifRootOf returns the root of the version-control repository that
+// holds module, the main module's directory, since code scanning reads
+// locations as paths from the repository's root, whatever directory of it
+// the module is in; outside a repository, module itself. A .git file (a
+// git worktree's) counts as a .git directory does.
+func sarifRootOf(module string) sarifRoot {
+	module, _ = filepath.Abs(module)
+	for d := module; ; d = filepath.Dir(d) {
+		for _, v := range vcsDirs {
+			if _, err := os.Stat(filepath.Join(d, v.name)); err == nil {
+				return sarifRoot{d, "the root of the " + v.vcs + " repository that holds the module"}
+			}
+		}
+		if filepath.Dir(d) == d {
+			return sarifRoot{module, "the module's root (no version control repository holds it)"}
+		}
 	}
-	return filepath.ToSlash(rel)
+}
+
+// base returns the originalUriBaseIds entry of r: its directory as an
+// absolute file URI, which ends in a slash as SARIF requires.
+func (r sarifRoot) base() sarifArtifact {
+	return sarifArtifact{URI: strings.TrimSuffix(fileURI(r.dir), "/") + "/", Description: &sarifText{r.what}}
+}
+
+// artifact returns the location of file: relative to r's directory, with
+// forward slashes and escaped as a URI, when it lies inside it; else an
+// absolute file URI with no base (a file of another module, outside the
+// repository), never a path that would be read from the root.
+func (r sarifRoot) artifact(file string) sarifArtifact {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	if rel, err := filepath.Rel(r.dir, abs); err == nil && filepath.IsLocal(rel) {
+		return sarifArtifact{URI: (&url.URL{Path: filepath.ToSlash(rel)}).String(), URIBaseID: srcRoot}
+	}
+	return sarifArtifact{URI: fileURI(abs)}
+}
+
+// fileURI returns the file URI of the absolute path p.
+func fileURI(p string) string {
+	p = filepath.ToSlash(p)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a drive letter: file:///C:/…
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // mainModuleDir returns the main module's directory, or the working
@@ -269,8 +327,9 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"`
+		Tool               sarifTool                `json:"tool"`
+		OriginalURIBaseIDs map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
+		Results            []sarifResult            `json:"results"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -306,8 +365,9 @@ type (
 		Region           sarifRegion   `json:"region"`
 	}
 	sarifArtifact struct {
-		URI       string `json:"uri"`
-		URIBaseID string `json:"uriBaseId,omitempty"`
+		URI         string     `json:"uri"`
+		URIBaseID   string     `json:"uriBaseId,omitempty"`
+		Description *sarifText `json:"description,omitempty"`
 	}
 	sarifRegion struct {
 		StartLine   int `json:"startLine"`
@@ -334,16 +394,15 @@ func writeSARIF(w, stderr io.Writer, run sarifRun) int {
 }
 
 // location is a SARIF location for the range from pos to end (pos alone
-// when end is not valid), relative to the module root when it lies inside
-// it.
-func location(root string, fset *token.FileSet, pos, end token.Pos) sarifLocation {
+// when end is not valid), relative to root when it lies inside it.
+func location(root sarifRoot, fset *token.FileSet, pos, end token.Pos) sarifLocation {
 	posn := fset.Position(pos)
 	last := posn
 	if end.IsValid() {
 		last = fset.Position(end)
 	}
 	return sarifLocation{PhysicalLocation: sarifPhysLocation{
-		ArtifactLocation: sarifArtifact{URI: relative(root, posn.Filename), URIBaseID: "%SRCROOT%"},
+		ArtifactLocation: root.artifact(posn.Filename),
 		Region:           sarifRegion{StartLine: posn.Line, StartColumn: posn.Column, EndLine: last.Line, EndColumn: last.Column},
 	}}
 }
