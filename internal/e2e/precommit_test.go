@@ -17,7 +17,9 @@ import (
 // TestPreCommit runs this repository's hooks with pre-commit try-repo on a
 // fixture git repository, on what is staged, as a commit would: a change
 // that adds a model SDK to a lease package is refused with the finding, and
-// a clean change passes.
+// a clean change passes. The hooks build the leaseguard command and no other
+// main package of this module (the examples, the benchmarks), as a go
+// command first on PATH that logs its arguments shows.
 func TestPreCommit(t *testing.T) {
 	if _, err := exec.LookPath("pre-commit"); err != nil {
 		t.Fatal("pre-commit is not installed (Debian: apt-get install pre-commit)")
@@ -33,8 +35,19 @@ func TestPreCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A go command first on PATH that logs its arguments, then runs go.
+	goPath, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim, goLog := t.TempDir(), filepath.Join(t.TempDir(), "go.log")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >>" + goLog + "\nexec " + goPath + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(shim, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	home := t.TempDir()
 	env := append(os.Environ(),
+		"PATH="+shim+string(filepath.ListSeparator)+os.Getenv("PATH"),
 		"PRE_COMMIT_HOME="+home,
 		// pre-commit sets GOPATH to its hook environment; keep the module
 		// cache where it is, so that installing the hook downloads nothing.
@@ -103,5 +116,26 @@ var _ = openai.NewClient`, 1)
 				t.Fatalf("change adding a model SDK: exit %d, want a refusal with %q\n%s", code, finding, out)
 			}
 		})
+	}
+
+	// What the hooks built, from the go commands they ran: the command
+	// alone (pre-commit's golang language ran go install ./...).
+	log, err := os.ReadFile(goLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	for line := range strings.Lines(string(log)) {
+		args := strings.Fields(line)
+		if len(args) == 0 || args[0] != "build" && args[0] != "install" {
+			continue
+		}
+		builds++
+		if args[len(args)-1] != "./cmd/leaseguard" {
+			t.Errorf("the hooks ran go %s; want them to build ./cmd/leaseguard alone", strings.TrimSpace(line))
+		}
+	}
+	if builds == 0 {
+		t.Errorf("the hooks built nothing that the go command logged:\n%s", log)
 	}
 }
