@@ -57,11 +57,10 @@ func CacheDir() string {
 	return filepath.Join(dir, "leaseguard", "wazero")
 }
 
-// engine is the runtime and the compiled module, made on the first parse
-// of a process, and the module instances that are not in use: an instance
-// runs one call at a time, so parses in parallel take one each.
-var engine struct {
-	once sync.Once
+// engine is the runtime and the compiled module, and the module instances
+// that are not in use: an instance runs one call at a time, so parses in
+// parallel take one each. A process makes one, on its first parse.
+type engine struct {
 	rt   wazero.Runtime
 	code wazero.CompiledModule
 	err  error
@@ -70,27 +69,29 @@ var engine struct {
 	idle []*instance
 }
 
-func compile() {
+var theEngine = sync.OnceValue(func() *engine { return newEngine(CacheDir()) })
+
+// newEngine compiles the module, or loads it from the compilation cache in
+// dir ("": none but memory).
+func newEngine(dir string) *engine {
 	ctx := context.Background()
 	cfg := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesThreads)
-	if dir := CacheDir(); dir != "" {
+	if dir != "" {
 		// A directory that cannot be made or written leaves the cache
 		// in memory: slower, not wrong.
 		if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 			cfg = cfg.WithCompilationCache(c)
 		}
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
-		engine.err = err
-		return
+	e := &engine{rt: wazero.NewRuntimeWithConfig(ctx, cfg)}
+	if _, e.err = wasi_snapshot_preview1.Instantiate(ctx, e.rt); e.err != nil {
+		return e
 	}
-	if _, err := wasixInstantiate(ctx, rt); err != nil {
-		engine.err = err
-		return
+	if _, e.err = wasixInstantiate(ctx, e.rt); e.err != nil {
+		return e
 	}
-	engine.rt = rt
-	engine.code, engine.err = rt.CompileModule(ctx, wasmModule)
+	e.code, e.err = e.rt.CompileModule(ctx, wasmModule)
+	return e
 }
 
 // instance is one instance of the module with the functions called.
@@ -99,19 +100,18 @@ type instance struct {
 	malloc, free, scan, freeScan, parse, freeParse api.Function
 }
 
-func get() (*instance, error) {
-	engine.once.Do(compile)
-	if engine.err != nil {
-		return nil, fmt.Errorf("WebAssembly PostgreSQL parser: %w", engine.err)
+func (e *engine) get() (*instance, error) {
+	if e.err != nil {
+		return nil, fmt.Errorf("WebAssembly PostgreSQL parser: %w", e.err)
 	}
-	engine.mu.Lock()
-	if n := len(engine.idle); n > 0 {
-		in := engine.idle[n-1]
-		engine.idle = engine.idle[:n-1]
-		engine.mu.Unlock()
+	e.mu.Lock()
+	if n := len(e.idle); n > 0 {
+		in := e.idle[n-1]
+		e.idle = e.idle[:n-1]
+		e.mu.Unlock()
 		return in, nil
 	}
-	engine.mu.Unlock()
+	e.mu.Unlock()
 	// The module's memory is shared (it has threads), so it never moves:
 	// reserved, not allocated, up to its maximum, as go-pgquery does.
 	ctx := experimental.WithMemoryAllocator(context.Background(), allocator.NewNonMoving())
@@ -119,7 +119,7 @@ func get() (*instance, error) {
 	// output (none expected) is discarded, as go vet's stdout is its
 	// protocol.
 	cfg := wazero.NewModuleConfig().WithName("").WithSysNanotime().WithStartFunctions("_initialize")
-	mod, err := engine.rt.InstantiateModule(ctx, engine.code, cfg)
+	mod, err := e.rt.InstantiateModule(ctx, e.code, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("WebAssembly PostgreSQL parser: %w", err)
 	}
@@ -138,10 +138,10 @@ func get() (*instance, error) {
 	return in, nil
 }
 
-func put(in *instance) {
-	engine.mu.Lock()
-	engine.idle = append(engine.idle, in)
-	engine.mu.Unlock()
+func (e *engine) put(in *instance) {
+	e.mu.Lock()
+	e.idle = append(e.idle, in)
+	e.mu.Unlock()
 }
 
 var errMemory = errors.New("WebAssembly PostgreSQL parser: read outside its memory")
@@ -151,14 +151,14 @@ var errMemory = errors.New("WebAssembly PostgreSQL parser: read outside its memo
 // stderr buffer, the error) on sql and returns the protocol buffer. An
 // instance whose call failed (a trap: the C stack ran out) is dropped,
 // since its memory may be left inconsistent.
-func call(sql string, pick func(*instance) (fn, free api.Function)) ([]byte, error) {
-	in, err := get()
+func (e *engine) call(sql string, pick func(*instance) (fn, free api.Function)) ([]byte, error) {
+	in, err := e.get()
 	if err != nil {
 		return nil, err
 	}
 	out, err := in.call(sql, pick)
 	if err == nil || errors.As(err, new(*parseError)) {
-		put(in)
+		e.put(in)
 	}
 	return out, err
 }
@@ -233,7 +233,7 @@ func (in *instance) cstring(ptrptr uint32) (string, bool) {
 }
 
 func scan(sql string) (*pg_query.ScanResult, error) {
-	buf, err := call(sql, func(in *instance) (api.Function, api.Function) { return in.scan, in.freeScan })
+	buf, err := theEngine().call(sql, func(in *instance) (api.Function, api.Function) { return in.scan, in.freeScan })
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func scan(sql string) (*pg_query.ScanResult, error) {
 }
 
 func parse(sql string) (*pg_query.ParseResult, error) {
-	buf, err := call(sql, func(in *instance) (api.Function, api.Function) { return in.parse, in.freeParse })
+	buf, err := theEngine().call(sql, func(in *instance) (api.Function, api.Function) { return in.parse, in.freeParse })
 	if err != nil {
 		return nil, err
 	}
