@@ -28,8 +28,15 @@ func TestWithoutCgo(t *testing.T) {
 	if out, err := exec.Command("go", "version", "-m", nocgo).Output(); err != nil || !strings.Contains(string(out), "CGO_ENABLED=0") || !strings.Contains(string(out), "github.com/tetratelabs/wazero") {
 		t.Fatalf("go version -m %s: %v, want a build with CGO_ENABLED=0 and wazero:\n%s", nocgo, err, out)
 	}
+	// os.UserCacheDir on Linux, which moves the go command's build cache
+	// too unless GOCACHE is set: keep that one.
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	cache := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", cache) // os.UserCacheDir on Linux
+	t.Setenv("XDG_CACHE_HOME", cache)
 	for _, args := range [][]string{
 		{"./..."},          // through go vet: a process per package
 		{"-test", "./..."}, // in process, the compiled parser from the cache
