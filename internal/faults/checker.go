@@ -6,6 +6,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -67,6 +68,9 @@ type Outcome struct {
 	Holder string
 	Epoch  int64
 	Kind   Kind
+	// Path and Phase are the suite's: the worker's way of leading and
+	// writing, and the fault being injected when the worker said it.
+	Path, Phase string
 }
 
 // Violations are what the checker found against the lease's promises.
@@ -187,8 +191,8 @@ SELECT count(*) FROM lease_history
 }
 
 // collect runs a query and scans each of its rows with fn.
-func collect[T any](ctx context.Context, pool *pgxpool.Pool, fn pgx.RowToFunc[T], sql string) ([]T, error) {
-	rows, err := pool.Query(ctx, sql)
+func collect[T any](ctx context.Context, pool *pgxpool.Pool, fn pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
+	rows, err := pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -250,4 +254,100 @@ func ParseLine(holder, line string) (o Outcome, ok bool) {
 		return o, false
 	}
 	return Outcome{Key: f[1], Holder: holder, Epoch: epoch, Kind: kind}, true
+}
+
+// Observation is one report of a worker's Manager.Observe: the lease's
+// holder ("-" when it was never acquired), epoch, and whether it was held.
+type Observation struct {
+	Holder string
+	Epoch  int64
+	Held   bool
+}
+
+// ParseObservation reads an "obs HOLDER EPOCH HELD" line of a worker.
+func ParseObservation(line string) (o Observation, ok bool) {
+	f := strings.Fields(line)
+	if len(f) != 4 || f[0] != "obs" {
+		return o, false
+	}
+	if _, err := fmt.Sscan(f[2], &o.Epoch); err != nil {
+		return o, false
+	}
+	if _, err := fmt.Sscan(f[3], &o.Held); err != nil {
+		return o, false
+	}
+	o.Holder = f[1]
+	return o, true
+}
+
+// ObserverViolations are what the observers reported against the lease's
+// promises and the database's history.
+type ObserverViolations struct {
+	// Backwards are reports, by one observer, of an epoch lower than its
+	// report before.
+	Backwards []string
+	// SharedEpochs are epochs that observers reported with two holders.
+	SharedEpochs []int64
+	// Ungranted are reported holders and epochs that the history never
+	// granted.
+	Ungranted []string
+}
+
+// Any reports whether anything was violated.
+func (v ObserverViolations) Any() bool {
+	return len(v.Backwards) > 0 || len(v.SharedEpochs) > 0 || len(v.Ungranted) > 0
+}
+
+func (v ObserverViolations) String() string {
+	return fmt.Sprintf("observed epochs backwards %d %v, observed epochs with two holders %v, observed holders never granted %d %v",
+		len(v.Backwards), first(v.Backwards), v.SharedEpochs, len(v.Ungranted), first(v.Ungranted))
+}
+
+// CheckObservers checks what each observer reported of the lease called
+// name, in the order it reported it, by observer: no epoch lower than the
+// one before, no epoch with two holders (across all observers), and every
+// holder and epoch one that the lease history shows granted. A lease never
+// acquired (epoch 0) is no grant.
+func CheckObservers(ctx context.Context, pool *pgxpool.Pool, name string, streams map[string][]Observation) (ObserverViolations, error) {
+	var v ObserverViolations
+	granted, err := collect(ctx, pool, pgx.RowToStructByName[epochOf],
+		`SELECT DISTINCT holder, epoch FROM lease_history WHERE name = $1`, name)
+	if err != nil {
+		return v, fmt.Errorf("granted epochs: %w", err)
+	}
+	v.check(granted, streams)
+	return v, nil
+}
+
+func (v *ObserverViolations) check(granted []epochOf, streams map[string][]Observation) {
+	was := make(map[epochOf]bool, len(granted))
+	for _, g := range granted {
+		was[g] = true
+	}
+	holders := map[int64]map[string]bool{}
+	for _, id := range slices.Sorted(maps.Keys(streams)) {
+		var last int64
+		for _, o := range streams[id] {
+			if o.Epoch < last {
+				v.Backwards = append(v.Backwards, fmt.Sprintf("%s: %d after %d", id, o.Epoch, last))
+			}
+			last = max(last, o.Epoch)
+			if o.Epoch == 0 {
+				continue
+			}
+			if holders[o.Epoch] == nil {
+				holders[o.Epoch] = map[string]bool{}
+			}
+			holders[o.Epoch][o.Holder] = true
+			if !was[epochOf{Holder: o.Holder, Epoch: o.Epoch}] {
+				v.Ungranted = append(v.Ungranted, fmt.Sprintf("%s: %s at %d", id, o.Holder, o.Epoch))
+			}
+		}
+	}
+	for e, hs := range holders {
+		if len(hs) > 1 {
+			v.SharedEpochs = append(v.SharedEpochs, e)
+		}
+	}
+	slices.Sort(v.SharedEpochs)
 }
