@@ -3,8 +3,10 @@
 package faults_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,9 +53,14 @@ type runSpec struct {
 	// drift, the schema-drift control, drops UNIQUE (name, epoch) after
 	// the migration: the takeover's own FOR UPDATE must still hold.
 	drift bool
-	// writers is how many writers each worker that holds transactions
-	// open runs at once (1 if zero).
+	// writers is how many writers each worker runs at once (1 if zero).
 	writers int
+	// paths are the workers' ways of leading and writing, given in turn.
+	paths []path
+	// phased injects the faults one kind at a time, each for its share of
+	// the duration and at least atLeast times, rather than mixed.
+	phased  bool
+	atLeast int
 }
 
 func TestFaults(t *testing.T) {
@@ -71,33 +78,51 @@ func TestFaults(t *testing.T) {
 
 	var reports []*report
 	for _, spec := range []runSpec{
-		{name: "per-term epochs", policy: "term", workers: 8, duration: main, faults: all, writers: 3},
-		{name: "per-renewal epochs", policy: "renewal", workers: 8, duration: main * 2 / 3, faults: all, writers: 3},
+		// Every path under every fault, one kind of fault at a time, so
+		// that what each fault did to each path can be told apart.
+		{name: "per-term epochs", policy: "term", paths: paths, workers: 8, duration: main, faults: all, writers: 3, phased: true, atLeast: 2},
+		{name: "per-renewal epochs", policy: "renewal", paths: managerPaths, workers: 6, duration: main * 4 / 9, faults: all, writers: 3},
 		// Schema drift: the epoch index dropped, the checker must still
 		// find nothing, since the takeover locks the row FOR UPDATE itself.
 		// The frozen transactions outlive the lease (no idle timeout).
-		{name: "schema drift (no epoch index)", policy: "term", workers: 4, duration: 20 * time.Second,
+		{name: "schema drift (no epoch index)", policy: "term", paths: paths, workers: 4, duration: 20 * time.Second,
 			faults: []string{freeze, pause, kill}, drift: true, weaken: "idle", writers: 2},
 	} {
 		r := runFaults(t, srv, bins, spec)
 		reports = append(reports, r)
-		if r.violations.Any() {
-			t.Errorf("%s: %v", spec.name, r.violations)
+		if r.violations.Any() || r.observers.Any() || len(r.twice) > 0 || r.finalLeader != "" {
+			t.Errorf("%s: %v; %v; epochs acquired by two workers %v; final leader: %s", spec.name, r.violations, r.observers, r.twice, r.finalLeader)
 		}
 		if r.tally.Committed == 0 {
 			t.Errorf("%s: no write committed: the run tested nothing", spec.name)
 		}
+		if !spec.phased {
+			continue
+		}
+		for _, p := range spec.paths {
+			if r.committedBy(p.String()) == 0 {
+				t.Errorf("%s: no write committed through %v: the run tested nothing there", spec.name, p)
+			}
+		}
+		for _, k := range spec.faults {
+			if r.injected[k] < spec.atLeast {
+				t.Errorf("%s: %s injected %d times, want %d", spec.name, k, r.injected[k], spec.atLeast)
+			}
+		}
 	}
 
-	// The negative control: the same workers with the fence's row lock
-	// removed, frozen mid-transaction. The checker must catch the stale
-	// writes that land; if it does not, it proves nothing above.
-	ctl := runFaults(t, srv, bins, runSpec{name: "negative control (no row lock)", policy: "term", workers: 4,
-		duration: 20 * time.Second, faults: []string{freeze}, weaken: "lock,idle"})
-	if len(ctl.violations.StaleOrders) == 0 {
-		t.Errorf("negative control: the checker found no stale order with the fence's row lock removed (%d freezes)", ctl.injected[freeze])
+	// The negative controls: two workers of one way of writing each, with
+	// the fence's row lock removed, frozen mid-transaction. The checker
+	// must catch the stale writes that land through every way; if it does
+	// not, it proves nothing above.
+	for _, p := range []path{{"hold", "fence"}, {"campaign", "tx"}, {"campaign", "txsql"}, {"campaign", "fencesql"}, {"client", "tx"}} {
+		ctl := runFaults(t, srv, bins, runSpec{name: "negative control (no row lock), " + p.String(), policy: "term", paths: []path{p}, workers: 2,
+			duration: 8 * time.Second, faults: []string{freeze}, weaken: "lock,idle"})
+		if len(ctl.violations.StaleOrders) == 0 {
+			t.Errorf("negative control %v: the checker found no stale order with the fence's row lock removed (%d freezes)", p, ctl.injected[freeze])
+		}
+		reports = append(reports, ctl)
 	}
-	reports = append(reports, ctl)
 
 	for _, r := range reports {
 		t.Log(r)
@@ -154,11 +179,69 @@ type report struct {
 	tally      faults.Tally
 	failovers  map[string][]time.Duration // by kind of fault
 	ttl, renew time.Duration
+	observers  faults.ObserverViolations
+	twice      []int64 // epochs that two workers said they acquired
+	// finalLeader is what disagreed with the lease row once no one
+	// contended: "" when every observer reported the final leader.
+	finalLeader string
+	cells       map[[2]string]*cell // by path and phase
+	elapsed     time.Duration       // from the workers' start to the end of the check
+}
+
+// cell is what one path did while one kind of fault was injected.
+type cell struct {
+	committed, stale, lost, epochs int
+}
+
+func (r *report) cell(path, phase string) *cell {
+	if r.cells == nil {
+		r.cells = map[[2]string]*cell{}
+	}
+	k := [2]string{path, phase}
+	if r.cells[k] == nil {
+		r.cells[k] = &cell{}
+	}
+	return r.cells[k]
+}
+
+// breakdown counts the committed, stale and lost writes by path and by
+// the fault being injected when the worker reported them.
+func (r *report) breakdown(outcomes []faults.Outcome, pathOf func(key string) string) {
+	byKey := make(map[string]faults.Outcome, len(outcomes))
+	for _, o := range outcomes {
+		byKey[o.Key] = o
+		if o.Kind == faults.Acked {
+			r.cell(o.Path, o.Phase).committed++
+		}
+	}
+	at := func(key string) *cell {
+		if o, ok := byKey[key]; ok {
+			return r.cell(o.Path, o.Phase)
+		}
+		return r.cell(pathOf(key), "?") // written, never reported: the worker died first
+	}
+	for _, k := range r.violations.StaleOrders {
+		at(k).stale++
+	}
+	for _, k := range r.violations.Lost {
+		at(k).lost++
+	}
+}
+
+// committedBy returns the writes acknowledged through path.
+func (r *report) committedBy(path string) int {
+	n := 0
+	for k, c := range r.cells {
+		if k[0] == path {
+			n += c.committed
+		}
+	}
+	return n
 }
 
 func (r *report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n== %s: %d workers, TTL %v, renew every %v, %v\n", r.spec.name, r.spec.workers, r.ttl, r.renew, r.spec.duration)
+	fmt.Fprintf(&b, "\n== %s: %d workers, TTL %v, renew every %v, %v (%v in all)\n", r.spec.name, r.spec.workers, r.ttl, r.renew, r.spec.duration, r.elapsed.Round(time.Second))
 	kinds := slices.Sorted(func(yield func(string) bool) {
 		for k := range r.injected {
 			if !yield(k) {
@@ -185,6 +268,12 @@ func (r *report) String() string {
 	}
 	fmt.Fprintf(&b, "   failover bounds: TTL + renew = %v; with a transaction open, + the idle timeout TTL/2 = %v\n",
 		r.ttl+r.renew, r.ttl+r.renew+r.ttl/2)
-	fmt.Fprintf(&b, "   violations: %v", r.violations)
-	return b.String()
+	fmt.Fprintf(&b, "   violations: %v\n", r.violations)
+	fmt.Fprintf(&b, "   observers: %v; epochs acquired by two workers %v; final leader: %s\n", r.observers, r.twice, cmp.Or(r.finalLeader, "every observer reported it"))
+	fmt.Fprintf(&b, "   %-22s %-50s %9s %5s %4s %6s\n", "path", "fault", "committed", "stale", "lost", "epochs")
+	for _, k := range slices.SortedFunc(maps.Keys(r.cells), func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) {
+		c := r.cells[k]
+		fmt.Fprintf(&b, "   %-22s %-50s %9d %5d %4d %6d\n", k[0], k[1], c.committed, c.stale, c.lost, c.epochs)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

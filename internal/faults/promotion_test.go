@@ -44,7 +44,7 @@ func TestPromotion(t *testing.T) {
 					t.Error(err)
 				}
 			})
-			rep := runPromotion(t, primary, standby, bins, runSpec{name: "promotion, " + tc.name, policy: "term", workers: 6, duration: 20 * time.Second, writers: 2})
+			rep := runPromotion(t, primary, standby, bins, runSpec{name: "promotion, " + tc.name, policy: "term", paths: paths, workers: 8, duration: 20 * time.Second, writers: 2})
 			t.Log(rep)
 			if rep.tally.Committed == 0 || rep.afterPromotion == 0 {
 				t.Fatalf("%d writes committed, %d after the promotion: the run tested nothing", rep.tally.Committed, rep.afterPromotion)
@@ -74,7 +74,7 @@ func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[str
 	t.Helper()
 	ctx := context.Background()
 	r := &run{t: t, spec: spec, srv: primary, bin: bins[""], dbURL: primary.URL("postgres"),
-		ttl: 2 * time.Second, renew: 500 * time.Millisecond, hold: 20 * time.Millisecond}
+		ttl: 2 * time.Second, renew: 500 * time.Millisecond, hold: 20 * time.Millisecond, led: map[path]int{}}
 	pool, err := pgxpool.New(ctx, r.dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +83,9 @@ func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[str
 	r.reset(ctx)
 	// The workers' readers send on it; made before they start.
 	r.acquisitions = make(chan int64, 1)
-	for range spec.workers {
-		r.start()
+	r.setPhase("all, mixed")
+	for i := range spec.workers {
+		r.start(spec.paths[i%len(spec.paths)])
 	}
 	defer r.stopAll()
 	rep := &promotionReport{report: &report{spec: spec, injected: map[string]int{"primary stopped, standby promoted": 1},

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -26,18 +27,44 @@ import (
 	"github.com/leaseguard/leaseguard/leasepkg"
 )
 
+// path is a way of leading and writing that a worker takes through
+// leasepkg (the worker's -lead and -write).
+type path struct{ lead, write string }
+
+func (p path) String() string { return p.lead + "/" + p.write }
+
+// paths are every way the suite leads and writes: Hold and Campaign on a
+// Manager, Campaign on a Client's Manager (which also campaigns for eight
+// further leases, so that its renewals are batched), and writes through
+// Tx, Fence on the worker's own transaction, and their database/sql forms.
+// Workers are given them in turn; every worker observes the lease.
+var paths = []path{
+	{"hold", "tx"}, {"hold", "fence"},
+	{"campaign", "tx"}, {"campaign", "fence"},
+	{"campaign", "txsql"}, {"campaign", "fencesql"},
+	{"client", "tx"}, {"client", "fence"},
+}
+
+// managerPaths are the paths without a Client, which renews PerTerm
+// leases only.
+var managerPaths = slices.DeleteFunc(slices.Clone(paths), func(p path) bool { return p.lead == "client" })
+
 // worker is one worker process and the proxy it reaches the database by.
 type worker struct {
 	id    string
+	path  path
 	cmd   *exec.Cmd
 	proxy *faults.Proxy
 	done  chan struct{}
 	intx  chan struct{} // a write of this worker is in its open transaction
+	quiet chan struct{} // closed when it stopped leading (after SIGUSR1)
 
-	mu       sync.Mutex
-	outcomes []faults.Outcome
-	acquired []int64 // the epochs it said it acquired
-	exit     error   // set when the worker ended
+	mu        sync.Mutex
+	outcomes  []faults.Outcome
+	acquired  []int64  // the epochs it said it acquired
+	acqPhases []string // the phase in which it said each
+	observed  []faults.Observation
+	exit      error // set when the worker ended
 }
 
 type run struct {
@@ -55,13 +82,21 @@ type run struct {
 	acquisitions chan int64
 	active       []*worker
 	gone         []*worker
+	// phase is the fault being injected, or "all" when they are mixed,
+	// for the workers' readers to stamp what they read with.
+	phase atomic.Pointer[string]
+
+	mu  sync.Mutex
+	led map[path]int // acquisitions of the lease by path
 }
+
+func (r *run) setPhase(p string) { r.phase.Store(&p) }
 
 func runFaults(t *testing.T, srv *pgcluster.Server, bins map[string]string, spec runSpec) *report {
 	t.Helper()
 	ctx := context.Background()
 	r := &run{t: t, spec: spec, srv: srv, bin: bins[""], dbURL: srv.URL("postgres"),
-		ttl: 2 * time.Second, renew: 500 * time.Millisecond, hold: 20 * time.Millisecond}
+		ttl: 2 * time.Second, renew: 500 * time.Millisecond, hold: 20 * time.Millisecond, led: map[path]int{}}
 	if spec.weaken != "" {
 		// Long enough that a freeze lands inside the open transaction.
 		r.bin, r.hold = bins["weak"], 100*time.Millisecond
@@ -74,46 +109,139 @@ func runFaults(t *testing.T, srv *pgcluster.Server, bins map[string]string, spec
 	r.pool = pool
 	r.reset(ctx)
 
-	for range spec.workers {
-		r.start()
+	begin := time.Now()
+	r.setPhase("all, mixed")
+	for i := range spec.workers {
+		r.start(spec.paths[i%len(spec.paths)])
 	}
 	defer r.stopAll()
 	rep := &report{spec: spec, injected: make(map[string]int), failovers: make(map[string][]time.Duration), ttl: r.ttl, renew: r.renew}
 
-	// Faults at random moments until the run's time is up.
+	// Faults at random moments until the run's time is up: one kind after
+	// another, each for its share of the time and at least spec.atLeast
+	// times, when the run is phased; otherwise mixed.
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	end := time.Now().Add(spec.duration)
 	lastRestart := time.Now()
-	for time.Now().Before(end) {
-		time.Sleep(time.Duration(200+rng.IntN(800)) * time.Millisecond)
-		kind := spec.faults[rng.IntN(len(spec.faults))]
-		if kind == restart && time.Since(lastRestart) < 10*time.Second {
-			continue
+	phases := [][]string{spec.faults}
+	if spec.phased {
+		phases = nil
+		for _, k := range spec.faults {
+			phases = append(phases, []string{k})
 		}
-		if r.inject(ctx, kind, rep) {
-			rep.injected[kind]++
-			if kind == restart {
-				lastRestart = time.Now()
+	}
+	for _, kinds := range phases {
+		d := spec.duration / time.Duration(len(phases))
+		if len(kinds) == 1 {
+			r.setPhase(kinds[0])
+		}
+		start, n := time.Now(), 0
+		for time.Since(start) < d || (n < spec.atLeast && time.Since(start) < 4*d) {
+			time.Sleep(time.Duration(200+rng.IntN(800)) * time.Millisecond)
+			kind := kinds[rng.IntN(len(kinds))]
+			if kind == restart && time.Since(lastRestart) < 10*time.Second && !spec.phased {
+				continue
+			}
+			if r.inject(ctx, kind, rep) {
+				rep.injected[kind]++
+				n++
+				if kind == restart {
+					lastRestart = time.Now()
+				}
 			}
 		}
 	}
+	r.setPhase("after the faults")
+	rep.finalLeader = r.finish(ctx)
 	r.stopAll()
 
 	// The history, read after every process has stopped.
 	var outcomes []faults.Outcome
+	streams := map[string][]faults.Observation{}
+	holders := map[int64][]string{}
 	for _, w := range slices.Concat(r.active, r.gone) {
 		if err := w.failed(); err != nil {
 			t.Errorf("%s: %v", spec.name, err)
 		}
 		w.mu.Lock()
 		outcomes = append(outcomes, w.outcomes...)
+		streams[w.id] = w.observed
+		for i, e := range w.acquired {
+			holders[e] = append(holders[e], w.id)
+			rep.cell(w.path.String(), w.acqPhases[i]).epochs++
+		}
 		w.mu.Unlock()
 	}
+	for e, hs := range holders {
+		if len(hs) > 1 {
+			rep.twice = append(rep.twice, e)
+		}
+	}
+	slices.Sort(rep.twice)
 	rep.violations, rep.tally, err = faults.Check(ctx, pool, outcomes)
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
+	if rep.observers, err = faults.CheckObservers(ctx, pool, leaseName, streams); err != nil {
+		t.Fatalf("check observers: %v", err)
+	}
+	rep.breakdown(outcomes, r.pathOf)
+	rep.elapsed = time.Since(begin)
 	return rep
+}
+
+// pathOf returns the path of the worker that wrote the order called key.
+func (r *run) pathOf(key string) string {
+	id, _, _ := strings.Cut(key, "-")
+	for _, w := range slices.Concat(r.active, r.gone) {
+		if w.id == id {
+			return w.path.String()
+		}
+	}
+	return "?"
+}
+
+// finish tells every worker to stop leading and writing (SIGUSR1), and
+// waits until each has, and until every worker's observer reports what the
+// lease row says: the final leader, its epoch, and that it is no longer
+// held. It returns what disagreed, or "" when all agreed within five TTLs.
+func (r *run) finish(ctx context.Context) string {
+	for _, w := range r.active {
+		w.signal(syscall.SIGUSR1)
+	}
+	deadline := time.Now().Add(5 * r.ttl)
+	for {
+		var want faults.Observation
+		err := r.pool.QueryRow(ctx, `SELECT holder, epoch, expires_at > clock_timestamp() FROM worker_leases WHERE name = $1`,
+			leaseName).Scan(&want.Holder, &want.Epoch, &want.Held)
+		var off []string
+		if err != nil {
+			off = append(off, fmt.Sprintf("lease row: %v", err))
+		}
+		for _, w := range r.active {
+			select {
+			case <-w.quiet:
+			default:
+				off = append(off, w.id+" still leads")
+				continue
+			}
+			w.mu.Lock()
+			var last faults.Observation
+			if n := len(w.observed); n > 0 {
+				last = w.observed[n-1]
+			}
+			w.mu.Unlock()
+			if last != want {
+				off = append(off, fmt.Sprintf("%s observed %+v", w.id, last))
+			}
+		}
+		if len(off) == 0 {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			return fmt.Sprintf("lease row %+v; %s", want, strings.Join(off, ", "))
+		}
+		time.Sleep(r.renew / 5)
+	}
 }
 
 // reset gives the run fresh lease, order and history tables.
@@ -143,27 +271,30 @@ func (r *run) reset(ctx context.Context) {
 	}
 }
 
-// start starts a worker behind a proxy of its own. Every other worker
-// writes in a transaction held open briefly, so that a holder can be
-// frozen with the fence's row lock held.
-func (r *run) start() {
+// start starts a worker that takes path p behind a proxy of its own. Every
+// worker keeps every other write's transaction open briefly, several
+// writers at once, so that whichever holds the lease can be frozen with
+// the fence's row lock held.
+func (r *run) start(p path) {
 	r.t.Helper()
 	r.seq++
 	u, err := url.Parse(r.dbURL)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	p, err := faults.NewProxy(u.Host)
+	prx, err := faults.NewProxy(u.Host)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	u.Host = p.Addr()
-	w := &worker{id: fmt.Sprintf("w%d", r.seq), proxy: p, done: make(chan struct{}), intx: make(chan struct{}, 1)}
+	u.Host = prx.Addr()
+	w := &worker{id: fmt.Sprintf("w%d", r.seq), path: p, proxy: prx, done: make(chan struct{}), intx: make(chan struct{}, 1), quiet: make(chan struct{})}
 	args := []string{"-dsn", u.String(), "-name", leaseName, "-id", w.id, "-ttl", r.ttl.String(),
-		"-renew", r.renew.String(), "-lock-timeout", (r.ttl / 4).String(), "-policy", r.spec.policy}
-	if r.seq%2 == 0 || r.spec.weaken != "" || r.spec.drift {
-		args = append(args, "-hold", r.hold.String(), "-writers", fmt.Sprint(max(r.spec.writers, 1)))
+		"-renew", r.renew.String(), "-lock-timeout", (r.ttl / 4).String(), "-policy", r.spec.policy,
+		"-lead", p.lead, "-write", p.write, "-observe"}
+	if p.lead == "client" {
+		args = append(args, "-extra", "8")
 	}
+	args = append(args, "-hold", r.hold.String(), "-writers", fmt.Sprint(max(r.spec.writers, 1)))
 	if r.spec.weaken != "" {
 		args = append(args, "-weaken", r.spec.weaken)
 	}
@@ -181,11 +312,16 @@ func (r *run) start() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			line := sc.Text()
+			phase := *r.phase.Load()
 			var epoch int64
 			if _, err := fmt.Sscanf(line, "acq %d", &epoch); err == nil {
 				w.mu.Lock()
 				w.acquired = append(w.acquired, epoch)
+				w.acqPhases = append(w.acqPhases, phase)
 				w.mu.Unlock()
+				r.mu.Lock()
+				r.led[p]++
+				r.mu.Unlock()
 				select {
 				case r.acquisitions <- epoch:
 				default:
@@ -197,7 +333,16 @@ func (r *run) start() {
 				default:
 				}
 			}
+			if line == "quiet" {
+				close(w.quiet)
+			}
+			if o, ok := faults.ParseObservation(line); ok {
+				w.mu.Lock()
+				w.observed = append(w.observed, o)
+				w.mu.Unlock()
+			}
 			if o, ok := faults.ParseLine(w.id, line); ok {
+				o.Path, o.Phase = p.String(), phase
 				w.mu.Lock()
 				w.outcomes = append(w.outcomes, o)
 				w.mu.Unlock()
@@ -292,6 +437,12 @@ func (r *run) inject(ctx context.Context, kind string, rep *report) bool {
 			time.Sleep(r.ttl / 20)
 		}
 	}
+	switch kind {
+	case kill, pause, freeze, partitionTx, stall, partition:
+		// The lease passes on: to the path that has led least, the other
+		// contenders stopped meanwhile, so that every path leads in turn.
+		defer r.steer(w)()
+	}
 	past := r.ttl + r.ttl/2
 	switch kind {
 	case kill:
@@ -300,8 +451,8 @@ func (r *run) inject(ctx context.Context, kind string, rep *report) bool {
 		w.proxy.Close()
 		r.active = slices.DeleteFunc(r.active, func(x *worker) bool { return x == w })
 		r.gone = append(r.gone, w)
-		r.start()
 		measure()
+		r.start(w.path)
 	case pause:
 		w.signal(syscall.SIGSTOP)
 		time.Sleep(past)
@@ -340,6 +491,33 @@ func (r *run) inject(ctx context.Context, kind string, rep *report) bool {
 		measure()
 	}
 	return true
+}
+
+// steer picks, among the workers other than the holder h, one whose path
+// has acquired the lease least often, and stops every other one (SIGSTOP),
+// so that the lease passes to it when the fault ends h's term; the
+// function it returns lets them go on.
+func (r *run) steer(h *worker) func() {
+	r.mu.Lock()
+	var next *worker
+	for _, w := range r.active {
+		if w != h && (next == nil || r.led[w.path] < r.led[next.path]) {
+			next = w
+		}
+	}
+	r.mu.Unlock()
+	var stopped []*worker
+	for _, w := range r.active {
+		if w != h && w != next {
+			w.signal(syscall.SIGSTOP)
+			stopped = append(stopped, w)
+		}
+	}
+	return func() {
+		for _, w := range stopped {
+			w.signal(syscall.SIGCONT)
+		}
+	}
 }
 
 // waitInTx waits until w has a fenced transaction open, for at most two
