@@ -49,8 +49,8 @@ func TestPromotion(t *testing.T) {
 			if rep.tally.Committed == 0 || rep.afterPromotion == 0 {
 				t.Fatalf("%d writes committed, %d after the promotion: the run tested nothing", rep.tally.Committed, rep.afterPromotion)
 			}
-			if tc.sync && (rep.violations.Any() || len(rep.twice) > 0) {
-				t.Errorf("synchronous replication: %v; epochs acquired by two holders %v", rep.violations, rep.twice)
+			if tc.sync && (rep.violations.Any() || rep.observers.Any() || len(rep.twice) > 0) {
+				t.Errorf("synchronous replication: %v; %v; epochs acquired by two holders %v", rep.violations, rep.observers, rep.twice)
 			}
 		})
 	}
@@ -61,13 +61,12 @@ type promotionReport struct {
 	*report
 	afterPromotion int           // writes committed on the promoted standby
 	firstCommit    time.Duration // from the promotion to the first commit on it
-	twice          []int64       // epochs that two workers said they acquired
 	killedAt       int64         // the epoch acquired just before the primary stopped
 }
 
 func (r *promotionReport) String() string {
-	return fmt.Sprintf("%v\n   primary stopped right after the acquisition of epoch %d; after the promotion: %d writes committed, the first %v after it; epochs acquired by two holders: %v",
-		r.report, r.killedAt, r.afterPromotion, r.firstCommit.Round(time.Millisecond), r.twice)
+	return fmt.Sprintf("%v\n   primary stopped right after the acquisition of epoch %d; after the promotion: %d writes committed, the first %v after it",
+		r.report, r.killedAt, r.afterPromotion, r.firstCommit.Round(time.Millisecond))
 }
 
 func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[string]string, spec runSpec) *promotionReport {
@@ -135,12 +134,14 @@ func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[str
 	r.stopAll()
 	var outcomes []faults.Outcome
 	holders := map[int64][]string{}
+	streams := map[string][]faults.Observation{}
 	for _, w := range r.gone {
 		if err := w.failed(); err != nil {
 			t.Errorf("%s: %v", spec.name, err)
 		}
 		w.mu.Lock()
 		outcomes = append(outcomes, w.outcomes...)
+		streams[w.id] = w.observed
 		for _, e := range w.acquired {
 			holders[e] = append(holders[e], w.id)
 		}
@@ -156,6 +157,10 @@ func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[str
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
+	if rep.observers, err = faults.CheckObservers(ctx, pool, leaseName, streams); err != nil {
+		t.Fatalf("check observers: %v", err)
+	}
+	rep.breakdown(outcomes, r.pathOf)
 	var first *time.Time
 	if err := pool.QueryRow(ctx, `SELECT count(*), min(pg_xact_commit_timestamp(xmin)) FROM orders
  WHERE pg_xact_commit_timestamp(xmin) > $1`, promoted).Scan(&rep.afterPromotion, &first); err != nil {
