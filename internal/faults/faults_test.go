@@ -182,8 +182,10 @@ type report struct {
 	observers  faults.ObserverViolations
 	twice      []int64 // epochs that two workers said they acquired
 	// finalLeader is what disagreed with the lease row once no one
-	// contended: "" when every observer reported the final leader.
+	// contended: "" when every observer reported the final leader; asked
+	// says whether the run asked.
 	finalLeader string
+	asked       bool
 	cells       map[[2]string]*cell // by path and phase
 	elapsed     time.Duration       // from the workers' start to the end of the check
 }
@@ -228,6 +230,16 @@ func (r *report) breakdown(outcomes []faults.Outcome, pathOf func(key string) st
 	}
 }
 
+func (r *report) final() string {
+	switch {
+	case !r.asked:
+		return "not asked"
+	case r.finalLeader == "":
+		return "every observer reported it"
+	}
+	return r.finalLeader
+}
+
 // committedBy returns the writes acknowledged through path.
 func (r *report) committedBy(path string) int {
 	n := 0
@@ -269,7 +281,7 @@ func (r *report) String() string {
 	fmt.Fprintf(&b, "   failover bounds: TTL + renew = %v; with a transaction open, + the idle timeout TTL/2 = %v\n",
 		r.ttl+r.renew, r.ttl+r.renew+r.ttl/2)
 	fmt.Fprintf(&b, "   violations: %v\n", r.violations)
-	fmt.Fprintf(&b, "   observers: %v; epochs acquired by two workers %v; final leader: %s\n", r.observers, r.twice, cmp.Or(r.finalLeader, "every observer reported it"))
+	fmt.Fprintf(&b, "   observers: %v; epochs acquired by two workers %v; final leader: %s\n", r.observers, r.twice, r.final())
 	fmt.Fprintf(&b, "   %-22s %-50s %9s %5s %4s %6s\n", "path", "fault", "committed", "stale", "lost", "epochs")
 	for _, k := range slices.SortedFunc(maps.Keys(r.cells), func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) {
 		c := r.cells[k]

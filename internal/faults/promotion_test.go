@@ -82,6 +82,7 @@ func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[str
 	r.reset(ctx)
 	// The workers' readers send on it; made before they start.
 	r.acquisitions = make(chan int64, 1)
+	begin := time.Now()
 	r.setPhase("all, mixed")
 	for i := range spec.workers {
 		r.start(spec.paths[i%len(spec.paths)])
@@ -161,6 +162,7 @@ func runPromotion(t *testing.T, primary, standby *pgcluster.Server, bins map[str
 		t.Fatalf("check observers: %v", err)
 	}
 	rep.breakdown(outcomes, r.pathOf)
+	rep.elapsed = time.Since(begin)
 	var first *time.Time
 	if err := pool.QueryRow(ctx, `SELECT count(*), min(pg_xact_commit_timestamp(xmin)) FROM orders
  WHERE pg_xact_commit_timestamp(xmin) > $1`, promoted).Scan(&rep.afterPromotion, &first); err != nil {

@@ -151,7 +151,7 @@ func runFaults(t *testing.T, srv *pgcluster.Server, bins map[string]string, spec
 		}
 	}
 	r.setPhase("after the faults")
-	rep.finalLeader = r.finish(ctx)
+	rep.finalLeader, rep.asked = r.finish(ctx), true
 	r.stopAll()
 
 	// The history, read after every process has stopped.
