@@ -324,8 +324,12 @@ func insertSQL(ctx context.Context, tx *sql.Tx, l leasepkg.Lease, o orders.Order
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("%d orders written (%v)", n, err)
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("%d orders written, want 1", n)
 	}
 	return nil
 }
