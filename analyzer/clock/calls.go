@@ -93,7 +93,11 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 	// rows, an error) is the database's answer, not its arguments' origin:
 	// a clock in the arguments is reported there, and does not decide what
 	// the result decides.
-	if m := sqlcall.Executes(common); m != nil {
+	if m := sqlcall.Executes(common); m != nil && f.c.sessionOnly(common) {
+		// Its session's settings or temporary objects: no row, and so
+		// neither a sink nor SQL that a clock could decide.
+		result = sqlResult(result, via)
+	} else if m != nil {
 		result = sqlResult(result, via)
 		f.runsSQL(instr, m.Name())
 		sqlIndex := sqlcall.SQLParam(m.Signature())

@@ -48,6 +48,12 @@ func (c *checker) onlyStamps(call *ssa.CallCommon) bool {
 	return c.ssa != nil && c.stamps().only(call)
 }
 
+// sessionOnly reports whether call, which executes SQL, only changes its
+// own session (see stamps.sessionOnly).
+func (c *checker) sessionOnly(call *ssa.CallCommon) bool {
+	return c.ssa != nil && c.stamps().sessionOnly(call)
+}
+
 // stamps returns the package's stamp judge, built on first use: most
 // packages have no clock value reaching SQL at all.
 func (c *checker) stamps() *stamps {
@@ -189,6 +195,29 @@ func (s *stamps) only(call *ssa.CallCommon) bool {
 		}
 		for _, raw := range p.Stmts {
 			if !s.stampsOnly(raw) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sessionOnly reports whether call, which executes SQL, can only change
+// its own session (pgsql.SessionOnly): every text it may send is known,
+// parses, and holds only such statements. A clock that decides whether it
+// runs (an idle connection's cleanup of its temporary functions) decides
+// no row.
+func (s *stamps) sessionOnly(call *ssa.CallCommon) bool {
+	ps := s.sent(call)
+	if len(ps) == 0 {
+		return false
+	}
+	for _, p := range ps {
+		if p.Err != nil || len(p.Stmts) == 0 {
+			return false
+		}
+		for _, raw := range p.Stmts {
+			if !pgsql.SessionOnly(raw) {
 				return false
 			}
 		}

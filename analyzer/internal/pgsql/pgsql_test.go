@@ -198,3 +198,41 @@ func FuzzNamedArgs(f *testing.F) {
 func identByte(b byte) bool {
 	return b == '_' || b == '$' || b >= 0x80 || ('0' <= b && b <= '9') || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z')
 }
+
+func TestSessionOnly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		sql  string
+		want bool
+	}{
+		{`SET statement_timeout = 0`, true},
+		{`RESET ALL`, true},
+		{`DISCARD ALL`, true},
+		{`CREATE TEMP TABLE seen (id bigint)`, true},
+		{`CREATE TABLE pg_temp.seen (id bigint)`, true},
+		{`CREATE TYPE pg_temp.r AS (locked boolean, remaining integer)`, true},
+		{`CREATE OR REPLACE FUNCTION pg_temp.f(n integer) RETURNS integer AS $$ UPDATE jobs SET n = n - 1 RETURNING n $$ LANGUAGE sql`, true},
+		{`DROP FUNCTION pg_temp.f(integer, jobs); DROP TYPE pg_temp.r`, true},
+		{`DROP TABLE pg_temp.seen`, true},
+		// Shared objects and rows.
+		{`CREATE TABLE seen (id bigint)`, false},
+		{`CREATE FUNCTION f() RETURNS int AS 'SELECT 1' LANGUAGE sql`, false},
+		{`DROP TABLE seen`, false},
+		{`DROP TABLE pg_temp.seen, jobs`, false},
+		{`DROP FUNCTION public.f(integer)`, false},
+		{`UPDATE jobs SET done = true`, false},
+		{`SELECT pg_advisory_unlock_all()`, false},
+	} {
+		p := Parse(tc.sql)
+		if p.Err != nil {
+			t.Fatalf("%s: %v", tc.sql, p.Err)
+		}
+		got := true
+		for _, raw := range p.Stmts {
+			got = got && SessionOnly(raw)
+		}
+		if got != tc.want {
+			t.Errorf("SessionOnly(%s) = %v, want %v", tc.sql, got, tc.want)
+		}
+	}
+}

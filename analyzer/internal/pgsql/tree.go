@@ -187,3 +187,54 @@ func IsExcluded(e *pg_query.Node) bool {
 	parts := Ident(e)
 	return len(parts) == 2 && strings.EqualFold(parts[0], "excluded")
 }
+
+// SessionOnly reports whether raw changes nothing but its own session:
+// its settings (SET, RESET, DISCARD) or its temporary objects (CREATE and
+// DROP of pg_temp.name, CREATE TEMP TABLE), which no other session sees
+// and which go with the connection. Such a statement writes no row that
+// a lease or a fenced write could depend on.
+func SessionOnly(raw *pg_query.RawStmt) bool {
+	s := raw.GetStmt()
+	switch {
+	case s.GetVariableSetStmt() != nil, s.GetDiscardStmt() != nil:
+		return true
+	case s.GetCreateFunctionStmt() != nil:
+		return inTemp(s.GetCreateFunctionStmt().Funcname)
+	case s.GetCompositeTypeStmt() != nil:
+		return tempRelation(s.GetCompositeTypeStmt().Typevar)
+	case s.GetDefineStmt() != nil:
+		return inTemp(s.GetDefineStmt().Defnames)
+	case s.GetCreateStmt() != nil:
+		return tempRelation(s.GetCreateStmt().Relation)
+	case s.GetDropStmt() != nil:
+		objs := s.GetDropStmt().Objects
+		for _, o := range objs {
+			var name []*pg_query.Node
+			switch {
+			case o.GetList() != nil:
+				name = o.GetList().Items
+			case o.GetObjectWithArgs() != nil:
+				name = o.GetObjectWithArgs().Objname
+			case o.GetTypeName() != nil:
+				name = o.GetTypeName().Names
+			}
+			if !inTemp(name) {
+				return false
+			}
+		}
+		return len(objs) > 0
+	}
+	return false
+}
+
+// inTemp reports whether a qualified name (a list of String nodes) is in
+// the session's temporary schema.
+func inTemp(name []*pg_query.Node) bool {
+	return len(name) == 2 && name[0].GetString_().GetSval() == "pg_temp"
+}
+
+// tempRelation reports whether rv is a temporary relation: pg_temp.name,
+// or created TEMP.
+func tempRelation(rv *pg_query.RangeVar) bool {
+	return rv != nil && (rv.Schemaname == "pg_temp" || rv.Relpersistence == "t")
+}

@@ -416,3 +416,13 @@ func (e *elector) lead(ctx context.Context) {
 	}
 	pool.Exec(ctx, renew, t.holder, t.until)
 }
+
+// idleRelease releases the session's advisory locks, the leases of this
+// connection, when the process's clock says it has been idle: a lease
+// decision, unlike dropping the session's temporary functions.
+func idleRelease(ctx context.Context, active time.Time) {
+	if active.Add(time.Minute).After(time.Now()) { // want `time.Now decides whether Exec runs`
+		return
+	}
+	pool.Exec(ctx, `DROP FUNCTION pg_temp.lock_and_decrease(integer); SELECT pg_advisory_unlock_all()`)
+}

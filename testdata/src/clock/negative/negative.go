@@ -387,3 +387,27 @@ func scheduleRun(ctx context.Context, name string) {
 func replayRun(ctx context.Context, query string, r *run) {
 	pool.Exec(ctx, query, r.ID, r.Input, r.Args) // ok: another run's input
 }
+
+// idleConn is a connection that holds the session's temporary functions
+// and is closed once idle: whether it is idle is the process's own
+// measure, and closing it drops only what the session made.
+type idleConn struct {
+	active  time.Time
+	maxIdle time.Duration
+}
+
+const dropSessionFuncs = `DROP FUNCTION pg_temp.lock_and_decrease(integer); DROP TYPE pg_temp.remaining`
+
+var discardAll = "DISCARD ALL"
+
+func (c *idleConn) closeIdle(ctx context.Context) {
+	if c.active.Add(c.maxIdle).After(time.Now()) { // ok: only the session's own objects are dropped
+		return
+	}
+	c.cleanup(ctx)
+}
+
+func (c *idleConn) cleanup(ctx context.Context) {
+	pool.Exec(ctx, dropSessionFuncs)
+	pool.Exec(ctx, discardAll)
+}
