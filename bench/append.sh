@@ -2,7 +2,9 @@
 # bench/append.sh [COUNT]
 #
 # Fenced writes against unfenced inserts of the same rows, on a throwaway
-# PostgreSQL cluster (or $LEASE_DATABASE_URL), and renewal latency. Runs
+# PostgreSQL cluster (or $LEASE_DATABASE_URL: bench/durable.sh
+# bench/append.sh runs it at PostgreSQL's durable defaults; each benchmark
+# logs the server's settings), and renewal latency. Runs
 # leasepkg's benchmarks COUNT times (default 5), each time all of them in
 # turn, so that fenced and plain runs alternate (A B A B ...) and drift on
 # the machine falls on both. Then prints, per shape and writer count, the

@@ -27,7 +27,7 @@ const batchSize = 100
 // (batch). bench/append.sh turns the figures into ratios.
 func BenchmarkAppend(b *testing.B) {
 	for _, shape := range []string{"single", "batch"} {
-		for _, writers := range []int{1, 8} {
+		for _, writers := range []int{1, 8, 32} {
 			for _, kind := range []string{"fenced", "plain"} {
 				name := fmt.Sprintf("shape=%s/writers=%d/kind=%s", shape, writers, kind)
 				b.Run(name, func(b *testing.B) { benchAppend(b, shape, writers, kind) })
@@ -112,6 +112,7 @@ func BenchmarkRenew(b *testing.B) {
 func benchLease(b *testing.B, writers int) (*pgxpool.Pool, *leasepkg.Manager, leasepkg.Lease) {
 	ctx := context.Background()
 	pool := benchPool(b, writers)
+	logSettings(b, pool)
 	m, err := leasepkg.New(pool, leasepkg.DefaultConfig(leaseName))
 	if err != nil {
 		b.Fatal(err)
