@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,7 +108,7 @@ func (g *guard) run(pass *analysis.Pass) (any, error) {
 		names = append(names, tf.Name())
 	}
 	tested := strings.TrimSuffix(path, "_test")
-	if !g.lease.Match(path) && !g.lease.Match(tested) && !mentioned(names) {
+	if !lease.Candidate(g.lease, []string{path, tested}, names) {
 		return nil, nil
 	}
 	r := g.graph(runKey{dir: packageDir(names), path: tested}, pass.TypesSizes)
@@ -195,18 +194,6 @@ func packageDir(names []string) string {
 		}
 	}
 	return filepath.Dir(names[0])
-}
-
-// mentioned reports whether any of the files has a comment that starts
-// with leaseguard (see lease.Mentioned).
-func mentioned(files []string) bool {
-	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil || lease.Mentioned(src) {
-			return true // a file that cannot be read: let the load say why
-		}
-	}
-	return false
 }
 
 // graph returns the findings of the rules on the package that k names and

@@ -13,6 +13,7 @@ package config
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -162,6 +163,18 @@ func NewMatcher(patterns Patterns) *Matcher {
 
 // Match reports whether path matches.
 func (m *Matcher) Match(path string) bool { return m != nil && m.re.MatchString(path) }
+
+// Unmatched returns, in order, the patterns of ps that match none of
+// paths: a setting that names packages a run does not have.
+func (ps Patterns) Unmatched(paths []string) Patterns {
+	var out Patterns
+	for _, p := range ps {
+		if !slices.ContainsFunc(paths, NewMatcher(Patterns{p}).Match) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // Names is a list of SQL names (table, or schema.table), or of the Go
 // fields and variables that hold them. In settings it is a list, or a

@@ -191,3 +191,15 @@ func TestNamesDecode(t *testing.T) {
 		t.Errorf("a number decoded as table names: %q", c.Fence.Table)
 	}
 }
+
+func TestUnmatched(t *testing.T) {
+	ps := config.Patterns{"example.com/a/...", "example.com/b", "example.com/c/...", "example.com/a"}
+	got := ps.Unmatched([]string{"example.com/a/x", "example.com/c"})
+	want := config.Patterns{"example.com/b", "example.com/a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Unmatched = %q, want %q", got, want)
+	}
+	if got := ps.Unmatched(nil); !slices.Equal(got, ps) {
+		t.Errorf("Unmatched(nil) = %q, want every pattern", got)
+	}
+}

@@ -3,10 +3,13 @@ package lease
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/leaseguard/leaseguard/analyzer/config"
 )
 
 // A directive is what one comment says to leaseguard.
@@ -210,6 +213,26 @@ func oneEdit(a, b []rune) bool {
 			(i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:]))
 	}
 	return slices.Equal(a[i:], b[i+1:]) // insertion into a
+}
+
+// Candidate reports whether a package could have a finding, decided
+// before anything is loaded, as every driver decides it: one of its import
+// paths (a package's, and its external test package's) is a lease package
+// by setting (packages, compiled from -lease.packages), or one of its
+// files has a comment that starts with leaseguard or a word one edit from
+// it (Mentioned). A file that cannot be read counts, so that the load says
+// why.
+func Candidate(packages *config.Matcher, paths, files []string) bool {
+	if slices.ContainsFunc(paths, packages.Match) {
+		return true
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil || Mentioned(src) {
+			return true
+		}
+	}
+	return false
 }
 
 // Mentioned reports whether src, a Go file's text, has a comment that

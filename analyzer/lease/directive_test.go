@@ -1,11 +1,15 @@
 package lease
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/leaseguard/leaseguard/analyzer/config"
 )
 
 var rules = map[string]bool{"imports": true, "clock": true, "fence": true}
@@ -207,6 +211,39 @@ func TestMentioned(t *testing.T) {
 	} {
 		if got := Mentioned([]byte(tc.src)); got != tc.want {
 			t.Errorf("Mentioned(%q) = %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestCandidate(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	plain := write("plain.go", "package p\n")
+	marked := write("marked.go", "//leaseguard:lease\npackage p\n")
+	missing := filepath.Join(dir, "missing.go")
+	leases := config.NewMatcher(config.Patterns{"example.com/lease/..."})
+	for _, tc := range []struct {
+		name    string
+		matcher *config.Matcher
+		paths   []string
+		files   []string
+		want    bool
+	}{
+		{"named by setting", leases, []string{"example.com/lease/pg"}, []string{plain}, true},
+		{"its external test package named", config.NewMatcher(config.Patterns{"example.com/app_test"}), []string{"example.com/app", "example.com/app_test"}, []string{plain}, true},
+		{"a file with a directive", nil, []string{"example.com/app"}, []string{plain, marked}, true},
+		{"a file that cannot be read", nil, []string{"example.com/app"}, []string{missing}, true},
+		{"neither", leases, []string{"example.com/app"}, []string{plain}, false},
+		{"no setting, no directive", nil, []string{"example.com/lease/pg"}, []string{plain}, false},
+	} {
+		if got := Candidate(tc.matcher, tc.paths, tc.files); got != tc.want {
+			t.Errorf("%s: Candidate = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

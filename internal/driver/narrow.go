@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -83,19 +82,19 @@ func listRoots(patterns []string, tests bool, leases config.Patterns) (roots, br
 		}
 		listed = append(listed, p.ImportPath)
 		files := slices.Concat(p.GoFiles, p.CgoFiles)
-		named := matcher.Match(p.ImportPath)
+		paths := []string{p.ImportPath}
 		if tests {
 			files = slices.Concat(files, p.TestGoFiles, p.XTestGoFiles)
 			// An external test package is checked with the package it tests.
 			if len(p.XTestGoFiles) > 0 {
 				listed = append(listed, p.ImportPath+"_test")
-				named = named || matcher.Match(p.ImportPath+"_test")
+				paths = append(paths, p.ImportPath+"_test")
 			}
 		}
 		for i, name := range files {
 			files[i] = filepath.Join(p.Dir, name)
 		}
-		if named || mentions(files) {
+		if lease.Candidate(matcher, paths, files) {
 			roots = append(roots, p.ImportPath)
 		}
 	}
@@ -125,32 +124,11 @@ func listRoots(patterns []string, tests bool, leases config.Patterns) (roots, br
 // that names no package there either is an error that names it: a setting
 // that aims at nothing would leave the run silent, as if it had passed.
 func leasesElsewhere(leases config.Patterns, listed []string) ([]string, error) {
-	var unmatched []string
-	for _, pattern := range leases {
-		if !slices.ContainsFunc(listed, config.NewMatcher(config.Patterns{pattern}).Match) {
-			unmatched = append(unmatched, pattern)
-		}
-	}
-	found, none := golist.Lookup(unmatched)
+	found, none := golist.Lookup(leases.Unmatched(listed))
 	if none != "" {
 		return nil, fmt.Errorf("-lease.packages: %q matches no package: name lease packages by import path, as go list prints them", none)
 	}
 	return found, nil
-}
-
-// mentions reports whether any of files has a comment that starts with
-// leaseguard, or a word one edit from it (see lease.Mentioned).
-func mentions(files []string) bool {
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return true // let the analysis report it
-		}
-		if lease.Mentioned(b) {
-			return true
-		}
-	}
-	return false
 }
 
 // A plan is what a standalone run analyses, and how.

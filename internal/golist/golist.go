@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
-	"slices"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 )
@@ -36,10 +35,8 @@ func Lookup(patterns []string) (paths []string, none string) {
 			paths = append(paths, p.ImportPath)
 		}
 	}
-	for _, pattern := range patterns {
-		if !slices.ContainsFunc(paths, config.NewMatcher(config.Patterns{pattern}).Match) {
-			return paths, pattern
-		}
+	if unmatched := config.Patterns(patterns).Unmatched(paths); len(unmatched) > 0 {
+		return paths, unmatched[0]
 	}
 	return paths, ""
 }
