@@ -3,6 +3,8 @@
 package ruletest
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -41,14 +43,34 @@ type Case struct {
 	Pkgs []string
 }
 
-// Run runs, for each case, a subtest that checks the case's packages with
-// the analyzer called rule from a fresh set whose settings the case's Edit
-// changes.
+// Run checks the cases' packages with the analyzer called rule: the
+// cases with the default settings together, in one run (loading and
+// type-checking the fixtures' dependencies, pgx among them, once, not once
+// a case), and each case with settings of its own in a run of its own,
+// all of the runs in parallel.
 func Run(t *testing.T, rule string, cases []Case) {
 	t.Helper()
+	var names, pkgs []string // of the cases with the default settings
 	for _, tc := range cases {
+		if tc.Edit == nil {
+			names = append(names, tc.Name)
+			for _, p := range tc.Pkgs {
+				if !slices.Contains(pkgs, p) {
+					pkgs = append(pkgs, p)
+				}
+			}
+			continue
+		}
 		t.Run(tc.Name, func(t *testing.T) {
+			t.Parallel()
 			analysistest.Run(t, testdir.Root(), Analyzer(t, rule, tc.Edit), tc.Pkgs...)
+		})
+	}
+	if len(pkgs) > 0 {
+		t.Run("default settings", func(t *testing.T) {
+			t.Parallel()
+			t.Logf("cases: %s", strings.Join(names, "; "))
+			analysistest.Run(t, testdir.Root(), Analyzer(t, rule, nil), pkgs...)
 		})
 	}
 }
