@@ -54,9 +54,20 @@ func TestSlowObserver(t *testing.T) {
 	if len(kinds) < 3 || kinds[0] != leasepkg.Acquired || kinds[len(kinds)-1] != leasepkg.Released {
 		t.Fatalf("events %v, want acquired, renewals, released", kinds)
 	}
+	// A renewal may fail on a loaded machine and the next one succeed: the
+	// term goes on (Hold returned nil after its fenced write), and the
+	// observer hears both, in order.
+	renewed := 0
 	for _, k := range kinds[1 : len(kinds)-1] {
-		if k != leasepkg.Renewed {
-			t.Fatalf("events %v, want acquired, renewals, released", kinds)
+		switch k {
+		case leasepkg.Renewed:
+			renewed++
+		case leasepkg.RenewFailed:
+		default:
+			t.Fatalf("events %v, want acquired, renewals (some maybe failed), released", kinds)
 		}
+	}
+	if renewed == 0 {
+		t.Fatalf("events %v: no renewal", kinds)
 	}
 }
