@@ -133,13 +133,9 @@ func OpenClient(ctx context.Context, cfg Config) (*Client, error) {
 	if err := check.validateClient(); err != nil {
 		return nil, err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DSN)
+	pool, err := openPool(ctx, cfg.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("open lease database: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open lease database: %w", err)
+		return nil, err
 	}
 	c, err := NewClient(pool, cfg)
 	if err != nil {
@@ -147,23 +143,9 @@ func OpenClient(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.owned = true
-	if !cfg.AllowAsyncCommit {
-		if err := c.CheckDurability(ctx); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("open lease database: %w", err)
-		}
-	}
-	exists, err := leaseTableExists(ctx, pool)
-	if err == nil && exists {
-		var problems []problem
-		problems, err = schemaProblems(ctx, pool)
-		if err == nil && !previousVersion(problems) {
-			err = schemaError(problems)
-		}
-	}
-	if err != nil {
+	if err := checkOpened(ctx, pool, cfg, c.CheckDurability); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("open lease database: %w", err)
+		return nil, err
 	}
 	return c, nil
 }

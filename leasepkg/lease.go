@@ -81,13 +81,9 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DSN)
+	pool, err := openPool(ctx, cfg.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("open lease database: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open lease database: %w", err)
+		return nil, err
 	}
 	m, err := New(pool, cfg)
 	if err != nil {
@@ -95,10 +91,34 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m.owned = true
+	if err := checkOpened(ctx, pool, cfg, m.CheckDurability); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// openPool opens and pings a pool on dsn, for Open and OpenClient.
+func openPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open lease database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open lease database: %w", err)
+	}
+	return pool, nil
+}
+
+// checkOpened makes Open's and OpenClient's checks on the database of a
+// pool just opened: its durability (by durability, unless
+// cfg.AllowAsyncCommit) and, when the lease table exists, its schema
+// (ErrSchema, unless it is the previous version, which Migrate upgrades).
+func checkOpened(ctx context.Context, pool *pgxpool.Pool, cfg Config, durability func(context.Context) error) error {
 	if !cfg.AllowAsyncCommit {
-		if err := m.CheckDurability(ctx); err != nil {
-			m.Close()
-			return nil, fmt.Errorf("open lease database: %w", err)
+		if err := durability(ctx); err != nil {
+			return fmt.Errorf("open lease database: %w", err)
 		}
 	}
 	exists, err := leaseTableExists(ctx, pool)
@@ -110,10 +130,9 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		}
 	}
 	if err != nil {
-		m.Close()
-		return nil, fmt.Errorf("open lease database: %w", err)
+		return fmt.Errorf("open lease database: %w", err)
 	}
-	return m, nil
+	return nil
 }
 
 // New returns a Manager that makes fenced writes on pool, which the caller

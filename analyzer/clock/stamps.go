@@ -186,20 +186,7 @@ func (s *stamps) only(call *ssa.CallCommon) bool {
 			}
 		}
 	}
-	if len(ps) == 0 {
-		return false
-	}
-	for _, p := range ps {
-		if p.Err != nil || len(p.Stmts) == 0 {
-			return false
-		}
-		for _, raw := range p.Stmts {
-			if !s.stampsOnly(raw) {
-				return false
-			}
-		}
-	}
-	return true
+	return every(ps, s.stampsOnly)
 }
 
 // sessionOnly reports whether call, which executes SQL, can only change
@@ -208,7 +195,12 @@ func (s *stamps) only(call *ssa.CallCommon) bool {
 // runs (an idle connection's cleanup of its temporary functions) decides
 // no row.
 func (s *stamps) sessionOnly(call *ssa.CallCommon) bool {
-	ps := s.sent(call)
+	return every(s.sent(call), pgsql.SessionOnly)
+}
+
+// every reports whether there are texts, each of them parses, and every
+// statement of each satisfies ok.
+func every(ps []*pgsql.Parsed, ok func(*pg_query.RawStmt) bool) bool {
 	if len(ps) == 0 {
 		return false
 	}
@@ -217,7 +209,7 @@ func (s *stamps) sessionOnly(call *ssa.CallCommon) bool {
 			return false
 		}
 		for _, raw := range p.Stmts {
-			if !pgsql.SessionOnly(raw) {
+			if !ok(raw) {
 				return false
 			}
 		}
