@@ -16,31 +16,47 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/internal/typesx"
 )
 
-// call applies a call: its result's labels, and its SQL sinks.
+// call applies a call: what its result derives from (1), the SQL it runs
+// and the arguments that reach SQL (2), and the function literals it is
+// given (3). What an SQL call returns (a command tag, rows, an error) is
+// the database's answer, not its arguments' origin: a clock in the
+// arguments is reported there, and does not decide what the result
+// decides.
 func (f *flow) call(instr ssa.CallInstruction) bool {
 	common := instr.Common()
-	var args labelled
-	if common.IsInvoke() {
-		args = f.get(common.Value, instr)
-	}
-	for _, a := range common.Args {
-		args = union(args, f.get(a, instr))
-	}
-
-	// 1. What the result derives from.
-	var result labelled
 	callee := common.StaticCallee()
 	obj := sqlcall.Callee(common)
 	via, inner := f.c.returnsClock(callee, obj)
+	result := f.callResult(instr, callee, obj, via, inner)
+	sends := f.callSinks(instr, callee, obj)
+	if f.callLiterals(instr) || sends {
+		result = sqlResult(result, via)
+	}
+	changed := false
+	if mc, ok := common.Value.(*ssa.MakeClosure); ok && !common.IsInvoke() {
+		f.closureSQL(mc, instr) // a literal called where it is written
+		changed = f.closureStores(common, mc, instr)
+	}
+	if v := instr.Value(); v != nil {
+		return f.set(v, result) || changed
+	}
+	return changed
+}
+
+// callResult returns what the result of instr, a call of callee (obj),
+// derives from; via and inner are what returnsClock says of it.
+func (f *flow) callResult(instr ssa.CallInstruction, callee *ssa.Function, obj *types.Func, via string, inner *source) labelled {
+	common := instr.Common()
 	switch desc, read := f.c.clockRead(obj); {
 	case inner != nil && !returnsTime(common.Signature()):
 		// A function of the package that passes on a read it made (a
 		// struct, a term, a decision built from it): the read is where
 		// the clock is, and is reported there.
-		result = labelled{l: clockRead, srcs: sources{{pos: inner.pos, desc: readName(inner.desc) + " (returned by " + shortName(obj) + ")"}}}
+		result := labelled{l: clockRead, srcs: sources{{pos: inner.pos, desc: readName(inner.desc) + " (returned by " + shortName(obj) + ")"}}}
 		if l, ok := f.localResult(common, callee, instr); ok {
 			result = union(result, l)
 		}
+		return result
 	case via != "", read:
 		// A function known to return a clock value, or a clock read. Its
 		// result derives from its arguments as well: time.Until(deadline)
@@ -49,17 +65,18 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 		if via != "" {
 			desc = via + " via " + shortName(obj)
 		}
-		result = labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
+		result := labelled{l: clockRead, srcs: sources{{pos: instr.Pos(), desc: desc}}}
 		if l, ok := f.localResult(common, callee, instr); ok {
-			result = union(result, l)
-			break
+			return union(result, l)
 		}
 		params := obj.Signature().Params().Len()
 		for _, a := range common.Args[len(common.Args)-params:] {
 			result = union(result, f.get(a, instr))
 		}
+		return result
 	case schedules(obj):
 		// A timer or a deadline schedules; it does not decide.
+		return labelled{}
 	case callee == nil && !common.IsInvoke() && f.get(common.Value, instr).l&clockFunc != 0:
 		// A function that reads the clock, called: a read here.
 		var srcs sources
@@ -68,37 +85,42 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 				srcs = srcs.union(sources{{pos: instr.Pos(), desc: s.desc}})
 			}
 		}
-		result = labelled{l: clockRead, srcs: srcs}
-	default:
-		// A function of this package: its result derives from the
-		// arguments its summary says it does. A call with nothing known
-		// about it: from all its arguments (t.Add(d), fmt.Sprintf,
-		// pgx.CopyFromRows).
-		if l, ok := f.localResult(common, callee, instr); ok {
-			result = l
-		} else {
-			result = args
-			if identifier(common.Signature()) || nameFormat(obj, common) {
-				// An identifier made from the clock (ulid.New(ulid.Now(),
-				// entropy), fmt.Sprintf("sched-%s-%s", name, now)) names a
-				// row; it decides nothing as a time.
-				result.l &^= clockBits
-				result.srcs = nil
-			}
-		}
+		return labelled{l: clockRead, srcs: srcs}
 	}
+	// A function of this package: its result derives from the arguments
+	// its summary says it does. A call with nothing known about it: from
+	// all its arguments (t.Add(d), fmt.Sprintf, pgx.CopyFromRows).
+	if l, ok := f.localResult(common, callee, instr); ok {
+		return l
+	}
+	var result labelled
+	if common.IsInvoke() {
+		result = f.get(common.Value, instr)
+	}
+	for _, a := range common.Args {
+		result = union(result, f.get(a, instr))
+	}
+	if identifier(common.Signature()) || nameFormat(obj, common) {
+		// An identifier made from the clock (ulid.New(ulid.Now(),
+		// entropy), fmt.Sprintf("sched-%s-%s", name, now)) names a row; it
+		// decides nothing as a time.
+		result.l &^= clockBits
+		result.srcs = nil
+	}
+	return result
+}
 
-	// 2. Sinks: the arguments of SQL calls, and of functions that pass
-	// their parameters to SQL. What such a call returns (a command tag,
-	// rows, an error) is the database's answer, not its arguments' origin:
-	// a clock in the arguments is reported there, and does not decide what
-	// the result decides.
+// callSinks records the SQL that instr, a call of callee (obj), runs, and
+// sinks its arguments that reach SQL: those of SQL calls, of query
+// builders' steps, of SQL interfaces' methods, and of functions that pass
+// their parameters to SQL. It reports whether the call runs SQL.
+func (f *flow) callSinks(instr ssa.CallInstruction, callee *ssa.Function, obj *types.Func) bool {
+	common := instr.Common()
 	if m := sqlcall.Executes(common); m != nil && f.c.sessionOnly(common) {
 		// Its session's settings or temporary objects: no row, and so
 		// neither a sink nor SQL that a clock could decide.
-		result = sqlResult(result, via)
+		return true
 	} else if m != nil {
-		result = sqlResult(result, via)
 		f.runsSQL(instr, m.Name())
 		sqlIndex := sqlcall.SQLParam(m.Signature())
 		for i, a := range sqlcall.Args(common) {
@@ -108,58 +130,58 @@ func (f *flow) call(instr ssa.CallInstruction) bool {
 			}
 			f.sink(a, instr, what+" of "+m.Name(), stamp)
 		}
-	} else if m, sends, ok := sqltext.BuilderCall(common); ok {
+		return true
+	}
+	if m, sends, ok := sqltext.BuilderCall(common); ok {
 		// A query builder's step: its arguments become the statement's
 		// parts; the step that sends it is judged as an SQL call.
 		var stamp *ssa.CallCommon
 		if sends {
-			result = sqlResult(result, via)
 			f.runsSQL(instr, m.Name())
 			stamp = common
 		}
 		for _, a := range common.Args {
 			f.sink(a, instr, "an argument of "+m.Name()+", which builds SQL", stamp)
 		}
-	} else if m := f.c.sqlInterfaceCall(common, instr.Pos()); m != nil {
-		result = sqlResult(result, via)
+		return sends
+	}
+	if m := f.c.sqlInterfaceCall(common, instr.Pos()); m != nil {
 		name := shortName(m)
 		f.runsSQL(instr, name)
 		for _, a := range common.Args {
 			f.sink(a, instr, "an argument of "+name+", which executes SQL", nil)
 		}
-	} else if sum := f.c.executesSQL(callee, obj); sum != nil {
-		result = sqlResult(result, via)
+		return true
+	}
+	if sum := f.c.executesSQL(callee, obj); sum != nil {
 		f.runsSQL(instr, shortName(obj))
 		for i, a := range common.Args {
 			if i < 64 && sum.Params&(1<<i) != 0 {
 				f.sink(a, instr, "an argument of "+shortName(obj)+", which passes it to SQL", common)
 			}
 		}
+		return true
 	}
+	return false
+}
 
-	// 3. Function literals passed to the call: the callee is expected to
-	// run them (timeoututil.WithTimeout(ctx, d, name, func(ctx) { ... }),
-	// errgroup's Go, a transaction helper's callback), so a literal that
-	// executes SQL makes the call execute SQL. What the literal's own
-	// arguments are is not known here; what it captures is.
-	for _, a := range common.Args {
+// callLiterals records the SQL that the function literals given to instr
+// run: the callee is expected to run them (timeoututil.WithTimeout(ctx, d,
+// name, func(ctx) { ... }), errgroup's Go, a transaction helper's
+// callback), so a literal that executes SQL makes the call execute SQL.
+// What the literal's own arguments are is not known here; what it captures
+// is. It reports whether any of them runs SQL.
+func (f *flow) callLiterals(instr ssa.CallInstruction) bool {
+	runs := false
+	for _, a := range instr.Common().Args {
 		if mc, ok := a.(*ssa.MakeClosure); ok {
 			if name, ok := f.closureSQL(mc, instr); ok {
-				result = sqlResult(result, via)
 				f.runsSQL(instr, name)
+				runs = true
 			}
 		}
 	}
-	changed := false
-	if mc, ok := common.Value.(*ssa.MakeClosure); ok && !common.IsInvoke() {
-		f.closureSQL(mc, instr) // a literal called where it is written
-		changed = f.closureStores(common, mc, instr)
-	}
-
-	if v := instr.Value(); v != nil {
-		return f.set(v, result) || changed
-	}
-	return changed
+	return runs
 }
 
 // closureStores applies what a function literal called here stores into
