@@ -16,33 +16,24 @@ import (
 // embedded files' contents.
 func embeds(fset *token.FileSet, files []*ast.File, info *types.Info) map[*types.Var]string {
 	m := make(map[*types.Var]string)
-	for _, f := range files {
-		dir := filepath.Dir(fset.File(f.FileStart).Name())
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.VAR {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				vs := spec.(*ast.ValueSpec)
-				doc := vs.Doc
-				if doc == nil && len(gd.Specs) == 1 {
-					doc = gd.Doc
-				}
-				patterns := embedPatterns(doc)
-				if len(patterns) != 1 || len(vs.Names) != 1 {
-					continue // a string takes exactly one file
-				}
-				obj, _ := info.Defs[vs.Names[0]].(*types.Var)
-				if obj == nil || !isString(obj.Type()) {
-					continue
-				}
-				if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(patterns[0]))); err == nil {
-					m[obj] = string(b)
-				}
-			}
+	valueSpecs(files, token.VAR, func(f *ast.File, gd *ast.GenDecl, vs *ast.ValueSpec) {
+		doc := vs.Doc
+		if doc == nil && len(gd.Specs) == 1 {
+			doc = gd.Doc
 		}
-	}
+		patterns := embedPatterns(doc)
+		if len(patterns) != 1 || len(vs.Names) != 1 {
+			return // a string takes exactly one file
+		}
+		obj, _ := info.Defs[vs.Names[0]].(*types.Var)
+		if obj == nil || !isString(obj.Type()) {
+			return
+		}
+		dir := filepath.Dir(fset.File(f.FileStart).Name())
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(patterns[0]))); err == nil {
+			m[obj] = string(b)
+		}
+	})
 	return m
 }
 

@@ -143,28 +143,35 @@ func (c *Texts) Consts() []string {
 func constDecls(files []*ast.File, info *types.Info) (map[*types.Const]ast.Expr, map[string][]ast.Expr) {
 	byObj := make(map[*types.Const]ast.Expr)
 	byValue := make(map[string][]ast.Expr)
-	for _, f := range files {
-		for _, decl := range f.Decls {
+	valueSpecs(files, token.CONST, func(_ *ast.File, _ *ast.GenDecl, vs *ast.ValueSpec) {
+		if len(vs.Values) != len(vs.Names) {
+			return
+		}
+		for i, name := range vs.Names {
+			obj, _ := info.Defs[name].(*types.Const)
+			if obj == nil || obj.Val().Kind() != constant.String {
+				continue
+			}
+			s := constant.StringVal(obj.Val())
+			byObj[obj] = vs.Values[i]
+			byValue[s] = append(byValue[s], vs.Values[i])
+		}
+	})
+	return byObj, byValue
+}
+
+// valueSpecs calls f for each spec of the files' top-level declarations
+// of tok (token.CONST or token.VAR), with its file and declaration.
+func valueSpecs(files []*ast.File, tok token.Token, f func(*ast.File, *ast.GenDecl, *ast.ValueSpec)) {
+	for _, file := range files {
+		for _, decl := range file.Decls {
 			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
+			if !ok || gd.Tok != tok {
 				continue
 			}
 			for _, spec := range gd.Specs {
-				vs := spec.(*ast.ValueSpec)
-				if len(vs.Values) != len(vs.Names) {
-					continue
-				}
-				for i, name := range vs.Names {
-					obj, _ := info.Defs[name].(*types.Const)
-					if obj == nil || obj.Val().Kind() != constant.String {
-						continue
-					}
-					s := constant.StringVal(obj.Val())
-					byObj[obj] = vs.Values[i]
-					byValue[s] = append(byValue[s], vs.Values[i])
-				}
+				f(file, gd, spec.(*ast.ValueSpec))
 			}
 		}
 	}
-	return byObj, byValue
 }
