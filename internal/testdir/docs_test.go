@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,6 +112,28 @@ func TestRulePageSettings(t *testing.T) {
 		}
 		for key := range documented {
 			t.Errorf("docs/rules/%s.md: a row for -%s.%s, which the rule does not have", rule, rule, key)
+		}
+	}
+}
+
+// TestRulePageOutline checks that each rule's page follows the one outline
+// (what it reports, what it does not, settings, examples, suppressing),
+// in that order, before any section of its own.
+func TestRulePageOutline(t *testing.T) {
+	outline := []string{"What it reports", "What it does not report", "Settings", "Examples", "Suppressing"}
+	for _, rule := range []string{"imports", "clock", "fence"} {
+		page, err := os.ReadFile(filepath.Join(testdir.Repo(), "docs", "rules", rule+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var headings []string
+		for line := range strings.Lines(string(page)) {
+			if h, ok := strings.CutPrefix(line, "## "); ok {
+				headings = append(headings, strings.TrimSpace(h))
+			}
+		}
+		if len(headings) < len(outline) || !slices.Equal(headings[:len(outline)], outline) {
+			t.Errorf("docs/rules/%s.md: sections %q, want %q first", rule, headings, outline)
 		}
 	}
 }
