@@ -2,10 +2,12 @@
 // the unitchecker protocol; run directly, it loads packages by pattern and
 // analyzes them with facts, like any multichecker.
 //
-// Run directly, it lists the packages that the patterns match before
-// loading any, and analyses only those that can have a finding (see
-// leaseRoots) with their imports, through go vet where it can (see
-// viaVet).
+// Run directly, it parses its arguments once into a plan (see parse),
+// lists the packages that the patterns match before loading any, and
+// analyses only those that can have a finding (see leaseRoots) with their
+// imports, through go vet where it can (see viaVet). Whichever analysed
+// them, the findings are read into one type (see finding), from which
+// text and SARIF are written.
 //
 // Exit codes, run directly: 0 no findings, 3 findings, 1 a tool error (a
 // package that does not compile, a pattern that matches nothing), 2 a bad
@@ -41,82 +43,90 @@ import (
 
 // Main runs the command and does not return.
 func Main() {
-	vet := len(os.Args) > 1 && strings.HasSuffix(os.Args[len(os.Args)-1], ".cfg")
-	if vet {
-		startingHeap()
-	} else {
-		// -C dir, as the go command takes it, anywhere among the flags:
-		// change to dir before anything else, so that patterns are read
-		// in another module.
-		args, dir, err := cutChdir(os.Args[1:])
-		if err == nil && dir != "" {
-			err = os.Chdir(dir)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "leaseguard: -C: %v\n", err)
-			os.Exit(2)
-		}
-		os.Args = append(os.Args[:1], args...)
-		explain(os.Args[1:])
-	}
-	if !vet && fullVersion(os.Args[1:]) {
-		if err := printVersion(os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "leaseguard: -V=full: %v\n", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
 	cfg := config.Default()
 	analyzers := analyzer.New(cfg)
-	if !vet && len(os.Args) > 1 && os.Args[1] == "help" {
-		if len(os.Args) == 2 {
-			help(os.Stdout, analyzers)
-			os.Exit(0)
-		}
-		multichecker.Main(analyzers...) // help RULE: the rule's reference
-	}
-	// A bad flag value stops the command with one line that names the flag
-	// and the value (the flag's Set checks it), not the whole usage, which
-	// go vet would print once per package; under go vet, once for the run
-	// (see onceForVet).
-	flag.Usage = quietUsage(flag.CommandLine, os.Args[1:])
-	if vet {
+	if len(os.Args) > 1 && strings.HasSuffix(os.Args[len(os.Args)-1], ".cfg") {
+		// A unit of go vet: one package, in a process of its own.
+		startingHeap()
 		onceForVet(flag.CommandLine, os.Args[len(os.Args)-1])
+		multichecker.Main(analyzers...)
 	}
-	switch sarif, err := wantsSARIF(os.Args[1:]); {
+	os.Exit(standalone(os.Args[1:], cfg, analyzers))
+}
+
+// standalone runs the command on args, the command line without the
+// program's name, and returns its exit code; where the arguments are the
+// checker's to judge (see errAsGiven) or only the in-process checker can
+// serve them, it hands them to the checker, which does not return.
+func standalone(args []string, cfg *config.Config, analyzers []*analysis.Analyzer) int {
+	// -C dir, as the go command takes it, anywhere among the flags:
+	// change to dir before anything else, so that patterns are read in
+	// another module.
+	args, dir, err := cutChdir(args, analyzers)
+	if err == nil && dir != "" {
+		err = os.Chdir(dir)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "leaseguard: -C: %v\n", err)
+		return 2
+	}
+	explain(args)
+	checker := func(args []string) int {
+		os.Args = append(os.Args[:1], args...)
+		multichecker.Main(analyzers...)
+		return 1 // not reached
+	}
+	switch {
+	case fullVersion(args):
+		if err := printVersion(os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "leaseguard: -V=full: %v\n", err)
+			return 1
+		}
+		return 0
+	case len(args) == 1 && args[0] == "help":
+		help(os.Stdout, analyzers)
+		return 0
+	case len(args) > 1 && args[0] == "help":
+		return checker(args) // help RULE: the rule's reference
+	}
+	// A bad flag value stops the command with one line that names the
+	// flag and the value (the flag's Set checks it), not the whole usage.
+	flag.Usage = quietUsage(flag.CommandLine, args)
+	p, err := parse(args, analyzers, os.Stderr)
+	switch {
+	case errors.Is(err, errAsGiven):
+		return checker(args)
+	case errors.Is(err, errBadFlag):
+		return 2
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
-		os.Exit(2)
-	case sarif:
-		os.Exit(runSARIF(os.Args[1:], cfg, analyzers, os.Stdout, os.Stderr))
+		return 2
+	case p.format == "sarif":
+		return runSARIF(p, cfg, analyzers, os.Stdout, os.Stderr)
 	}
-	if !vet {
-		// Only the packages that can have a finding, and their imports
-		// (see leaseRoots), through go vet where it can (see viaVet).
-		p, ok, err := narrow(os.Args[1:])
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
-			os.Exit(2)
+	// Only the packages that can have a finding, and their imports (see
+	// leaseRoots), through go vet where it can (see viaVet).
+	roots, broken, ok, err := listRoots(p.patterns, p.tests, cfg.Lease.Packages)
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
+		return 2
+	case len(broken) > 0:
+		for _, e := range broken {
+			fmt.Fprintf(os.Stderr, "leaseguard: %s\n", e)
 		}
-		if ok {
-			switch {
-			case len(p.broken) > 0:
-				for _, e := range p.broken {
-					fmt.Fprintf(os.Stderr, "leaseguard: %s\n", e)
-				}
-				os.Exit(1)
-			case len(p.roots) == 0:
-				if p.json {
-					fmt.Println("{}") // what the checker prints for no findings
-				}
-				os.Exit(0)
-			case p.vet:
-				os.Exit(viaVet(withNotes(p.flags), p.roots, p.json, os.Stdout, os.Stderr))
-			}
-			os.Args = append(os.Args[:1], p.args()...)
+		return 1
+	case !ok:
+		return checker(args) // it reports why the patterns cannot be listed
+	case len(roots) == 0:
+		if p.format == "json" {
+			fmt.Println("{}") // what the checker prints for no findings
 		}
+		return 0
+	case p.inProcess != "":
+		return checker(p.checkerArgs(roots))
 	}
-	multichecker.Main(analyzers...)
+	return viaVet(withNotes(p.vetFlags), roots, p.format == "json", os.Stdout, os.Stderr)
 }
 
 // explain spells the standalone command's -explain as the setting it

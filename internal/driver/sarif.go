@@ -1,17 +1,13 @@
 package driver
 
 import (
-	"cmp"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"go/token"
 	"io"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -21,67 +17,14 @@ import (
 	"github.com/leaseguard/leaseguard/analyzer/config"
 )
 
-// wantsSARIF reports whether args ask for SARIF output (-format=sarif or
-// -format sarif); any other -format is an error.
-func wantsSARIF(args []string) (bool, error) {
-	for i, a := range args {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "format" {
-			continue
-		}
-		if !hasValue && i+1 < len(args) {
-			value = args[i+1]
-		}
-		if value != "sarif" {
-			return false, fmt.Errorf("-format %q: the only format is sarif (see also -json)", value)
-		}
-		return true, nil
-	}
-	return false, nil
-}
-
-// runSARIF analyzes the packages that args name, standalone, and writes
-// one SARIF 2.1.0 run to w, with a rule per analyzer and locations relative
-// to the repository root (see sarifRootOf). Only the packages that can have a finding are
+// runSARIF analyses the packages of p and writes one SARIF 2.1.0 run to
+// w, with a rule per analyzer and locations relative to the repository
+// root (see sarifRootOf). Only the packages that can have a finding are
 // analysed (see leaseRoots), through go vet as with text output (see
 // viaVet), or in process with -test=false, which go vet does not have;
-// cfg holds the analyzers' settings. Like -json, it exits 0 with
-// findings, 1 on a tool error, 2 on a bad flag.
-func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
-	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = quietUsage(fs, args)
-	fs.String("format", "", "output format: sarif")
-	tests := fs.Bool("test", true, "analyze test files too")
-	for _, a := range analyzers {
-		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, f.Usage) })
-	}
-	// The other output flags, defined only to say that they do not go
-	// with SARIF (rather than "flag provided but not defined").
-	for _, name := range []string{"json", "fix", "diff"} {
-		fs.Bool(name, false, "not with -format sarif")
-	}
-	fs.Int("c", -1, "not with -format sarif")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	var other string
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "json", "fix", "diff", "c":
-			other = cmp.Or(other, f.Name)
-		}
-	})
-	if other != "" {
-		fmt.Fprintf(stderr, "leaseguard: -format sarif and -%s do not go together: SARIF is the whole output\n", other)
-		return 2
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "leaseguard: -format sarif needs package patterns")
-		return 2
-	}
-
-	patterns := fs.Args()
+// cfg holds the analyzers' settings, set by parse. Like -json, it exits 0
+// with findings, 1 on a tool error, 2 on a setting that aims at nothing.
+func runSARIF(p *plan, cfg *config.Config, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
 	root := sarifRootOf(mainModuleDir())
 	run := sarifRun{
 		Tool:               sarifTool{Driver: sarifDriver{Name: "leaseguard", InformationURI: "https://github.com/leaseguard/leaseguard"}},
@@ -94,7 +37,8 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		ruleIndex[a.Name] = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: a.Name, ShortDescription: sarifText{title}, HelpURI: a.URL})
 	}
-	roots, ok, err := leaseRoots(patterns, *tests, cfg.Lease.Packages)
+	patterns := p.patterns
+	roots, ok, err := leaseRoots(patterns, p.tests, cfg.Lease.Packages)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
 		return 2
@@ -103,26 +47,25 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		if len(roots) == 0 {
 			return writeSARIF(w, stderr, run)
 		}
-		if *tests {
+		if p.tests {
 			// Through go vet, as the text output goes (see viaVet); go
 			// vet always analyses test files.
-			var flags []string
-			fs.Visit(func(f *flag.Flag) {
-				if strings.Contains(f.Name, ".") { // an analyzer's
-					flags = append(flags, "-"+f.Name+"="+f.Value.String())
-				}
-			})
-			return sarifViaVet(flags, roots, root, run, ruleIndex, w, stderr)
+			tree, ok := vetTree(p.vetFlags, roots, stderr)
+			if !ok {
+				return 1
+			}
+			found, failed := treeFindings(tree)
+			return finishSARIF(w, stderr, run, root, ruleIndex, found, failed)
 		}
 		patterns = roots
 	}
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: *tests}, patterns...)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: p.tests}, patterns...)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
 		return 1
 	}
 	if len(pkgs) == 0 {
-		fmt.Fprintf(stderr, "leaseguard: %s matched no packages\n", strings.Join(fs.Args(), " "))
+		fmt.Fprintf(stderr, "leaseguard: %s matched no packages\n", strings.Join(p.patterns, " "))
 		return 1
 	}
 	if n := packages.PrintErrors(pkgs); n > 0 {
@@ -134,104 +77,54 @@ func runSARIF(args []string, cfg *config.Config, analyzers []*analysis.Analyzer,
 		return 1
 	}
 
-	var settings []vetDiagnostic
-	for act := range graph.All() {
-		for _, d := range act.Diagnostics {
-			if act.IsRoot {
-				settings = append(settings, vetDiagnostic{Category: d.Category, Message: d.Message})
-			}
-		}
-	}
-	if badSettings(settings, stderr) {
+	found, failed := graphFindings(graph)
+	return finishSARIF(w, stderr, run, root, ruleIndex, found, failed)
+}
+
+// finishSARIF writes fs as the results of run, with locations relative to
+// root, unless one of them says that a setting aims at nothing (exit 2).
+// It returns the exit code: 1 if an analyzer failed (see reportFailed) or
+// the log could not be written, else 0.
+func finishSARIF(w, stderr io.Writer, run sarifRun, root sarifRoot, ruleIndex map[string]int, fs []finding, failed []string) int {
+	if badSettings(fs, stderr) {
 		return 2
 	}
-
-	type key struct{ posn, msg string }
-	seen := make(map[key]bool)
-	code := 0
-	for act := range graph.All() {
-		if !act.IsRoot {
-			continue
-		}
-		if act.Err != nil {
-			fmt.Fprintf(stderr, "leaseguard: %s: %v\n", act, act.Err)
-			code = 1
-			continue
-		}
-		for _, d := range act.Diagnostics {
-			posn := act.Package.Fset.Position(d.Pos)
-			// A package and its test variant report the same finding.
-			if k := (key{posn.String(), d.Message}); seen[k] {
-				continue
-			} else {
-				seen[k] = true
-			}
-			rule := cmp.Or(d.Category, act.Analyzer.Name) // every leaseguard finding has its rule as category
-			res := sarifResult{
-				RuleID:    rule,
-				RuleIndex: ruleIndex[rule],
-				Level:     "error",
-				Message:   sarifText{d.Message},
-				Locations: []sarifLocation{location(root, act.Package.Fset, d.Pos, d.End)},
-			}
-			// Related information ("in this SQL") as related locations,
-			// numbered from 1 within the result.
-			for i, r := range d.Related {
-				l := location(root, act.Package.Fset, r.Pos, r.End)
-				l.ID, l.Message = i+1, &sarifText{r.Message}
-				res.RelatedLocations = append(res.RelatedLocations, l)
-			}
-			run.Results = append(run.Results, res)
-		}
-	}
-	// Results in file order, whatever order the packages finished in.
-	slices.SortStableFunc(run.Results, func(a, b sarifResult) int {
-		pa, pb := a.Locations[0].PhysicalLocation, b.Locations[0].PhysicalLocation
-		return cmp.Or(strings.Compare(pa.ArtifactLocation.URI, pb.ArtifactLocation.URI), cmp.Compare(pa.Region.StartLine, pb.Region.StartLine))
-	})
+	code := reportFailed(stderr, failed)
+	run.Results = append(run.Results, sarifResults(root, ruleIndex, fs)...)
 	if c := writeSARIF(w, stderr, run); c != 0 {
 		return c
 	}
 	return code
 }
 
-// sarifViaVet analyses roots through go vet with flags and writes the
-// findings as results of run.
-func sarifViaVet(flags, roots []string, root sarifRoot, run sarifRun, ruleIndex map[string]int, w, stderr io.Writer) int {
-	tree, ok := vetTree(flags, roots, stderr)
-	if !ok {
-		return 1
-	}
-	diags, code := vetFindings(tree, stderr)
-	if badSettings(diags, stderr) {
-		return 2
-	}
-	for _, d := range diags {
-		rule := cmp.Or(d.Category, d.analyzer) // as in runSARIF
+// sarifResults returns a result for each of fs, in their order, with
+// their related positions ("in this SQL") as related locations, numbered
+// from 1 within the result; ruleIndex gives each rule's index in the
+// run's rules.
+func sarifResults(root sarifRoot, ruleIndex map[string]int, fs []finding) []sarifResult {
+	var out []sarifResult
+	for _, f := range fs {
 		res := sarifResult{
-			RuleID:    rule,
-			RuleIndex: ruleIndex[rule],
+			RuleID:    f.rule(),
+			RuleIndex: ruleIndex[f.rule()],
 			Level:     "error",
-			Message:   sarifText{d.Message},
-			Locations: []sarifLocation{vetLocation(root, d.Posn, d.End)},
+			Message:   sarifText{f.Message},
+			Locations: []sarifLocation{location(root, f.Posn, f.End)},
 		}
-		for i, r := range d.Related {
-			l := vetLocation(root, r.Posn, r.End)
+		for i, r := range f.Related {
+			l := location(root, r.Posn, r.End)
 			l.ID, l.Message = i+1, &sarifText{r.Message}
 			res.RelatedLocations = append(res.RelatedLocations, l)
 		}
-		run.Results = append(run.Results, res)
+		out = append(out, res)
 	}
-	if c := writeSARIF(w, stderr, run); c != 0 {
-		return c
-	}
-	return code
+	return out
 }
 
-// vetLocation is a SARIF location for the range from posn to end, go
-// vet's file:line:col positions (posn alone when end is empty), relative
-// to root when it lies inside it.
-func vetLocation(root sarifRoot, posn, end string) sarifLocation {
+// location is a SARIF location for the range from posn to end, file:line:col
+// positions (posn alone when end is empty), relative to root when it lies
+// inside it.
+func location(root sarifRoot, posn, end string) sarifLocation {
 	file, line, col := splitPosn(posn)
 	endLine, endCol := line, col
 	if end != "" {
@@ -391,18 +284,4 @@ func writeSARIF(w, stderr io.Writer, run sarifRun) int {
 		return 1
 	}
 	return 0
-}
-
-// location is a SARIF location for the range from pos to end (pos alone
-// when end is not valid), relative to root when it lies inside it.
-func location(root sarifRoot, fset *token.FileSet, pos, end token.Pos) sarifLocation {
-	posn := fset.Position(pos)
-	last := posn
-	if end.IsValid() {
-		last = fset.Position(end)
-	}
-	return sarifLocation{PhysicalLocation: sarifPhysLocation{
-		ArtifactLocation: root.artifact(posn.Filename),
-		Region:           sarifRegion{StartLine: posn.Line, StartColumn: posn.Column, EndLine: last.Line, EndColumn: last.Column},
-	}}
 }
