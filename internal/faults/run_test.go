@@ -58,6 +58,7 @@ type worker struct {
 	done  chan struct{}
 	intx  chan struct{} // a write of this worker is in its open transaction
 	quiet chan struct{} // closed when it stopped leading (after SIGUSR1)
+	ready chan struct{} // closed when it handles the suite's signals
 
 	mu        sync.Mutex
 	outcomes  []faults.Outcome
@@ -287,7 +288,7 @@ func (r *run) start(p path) {
 		r.t.Fatal(err)
 	}
 	u.Host = prx.Addr()
-	w := &worker{id: fmt.Sprintf("w%d", r.seq), path: p, proxy: prx, done: make(chan struct{}), intx: make(chan struct{}, 1), quiet: make(chan struct{})}
+	w := &worker{id: fmt.Sprintf("w%d", r.seq), path: p, proxy: prx, done: make(chan struct{}), intx: make(chan struct{}, 1), quiet: make(chan struct{}), ready: make(chan struct{})}
 	args := []string{"-dsn", u.String(), "-name", leaseName, "-id", w.id, "-ttl", r.ttl.String(),
 		"-renew", r.renew.String(), "-lock-timeout", (r.ttl / 4).String(), "-policy", r.spec.policy,
 		"-lead", p.lead, "-write", p.write, "-observe"}
@@ -333,8 +334,11 @@ func (r *run) start(p path) {
 				default:
 				}
 			}
-			if line == "quiet" {
+			switch line {
+			case "quiet":
 				close(w.quiet)
+			case "ready":
+				close(w.ready)
 			}
 			if o, ok := faults.ParseObservation(line); ok {
 				w.mu.Lock()
@@ -354,6 +358,19 @@ func (r *run) start(p path) {
 		w.mu.Unlock()
 	}()
 	r.active = append(r.active, w)
+	// A SIGUSR1 that came before the worker handles it would end the
+	// process, as the signal's default action does, and the worker would
+	// never say that it stopped leading: the suite signals only a worker
+	// that said it is ready.
+	select {
+	case <-w.ready:
+	case <-w.done:
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		r.t.Fatalf("worker %s ended before it was ready: %v", w.id, w.exit)
+	case <-time.After(30 * time.Second):
+		r.t.Fatalf("worker %s did not say it was ready within 30s", w.id)
+	}
 }
 
 // stopAll ends every worker (SIGTERM, then SIGKILL after a grace period)

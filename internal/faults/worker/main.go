@@ -6,6 +6,7 @@
 // forever, watches the lease with Manager.Observe (-observe), and prints one
 // line per event on standard output for the suite to read:
 //
+//	ready                  it handles SIGUSR1 (stop leading) and SIGTERM (stop) from now on
 //	acq EPOCH              acquired the lease
 //	lost EPOCH REASON      Hold or Campaign ended with the lease lost or not acquired
 //	obs HOLDER EPOCH HELD  Observe reported the lease (HOLDER - when never acquired)
@@ -102,6 +103,7 @@ func run() error {
 	defer stop()
 	leadCtx, stopLeading := signal.NotifyContext(ctx, syscall.SIGUSR1)
 	defer stopLeading()
+	say("ready")
 	pool, err := pgxpool.New(ctx, *dsn)
 	if err != nil {
 		return err
