@@ -198,12 +198,13 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 
 	// 5. What is wrong, and the rows affected that must be checked.
 	for _, s := range sites {
-		fenced, renews := false, false
+		fenced, renews, completes := false, false, false
 		for _, ss := range s.stmts {
 			for _, pr := range ss.st.problems {
 				c.report(s, ss.text, pr)
 			}
 			renews = renews || ss.st.lease == renewal
+			completes = completes || ss.st.completes
 			for _, w := range ss.st.writes {
 				if !c.names.guards(w.target) {
 					continue // without evidence, nothing is said
@@ -222,6 +223,8 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 			c.checkRows(s, "fenced write", "a fence that refuses the write affects no rows and returns no error")
 		case renews:
 			c.checkRows(s, "renewal", "a renewal or takeover that matches no row returns no error, so the holder never learns it lost the lease")
+		case completes:
+			c.checkRows(s, "completion", "a completion whose claim was lost matches no row and returns no error, so the work is counted done while another holder may run it again")
 		}
 	}
 

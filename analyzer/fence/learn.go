@@ -34,6 +34,7 @@ func (c *checker) learn(sites []*site) *names {
 		epochKey:     make(map[string]bool),
 		epochCounted: make(map[string]bool),
 		keyed:        make(map[string]bool),
+		queued:       make(map[string]bool),
 		display:      c.display,
 	}
 	for _, t := range c.cfg.Tables {
@@ -131,6 +132,9 @@ func (c *checker) learn(sites []*site) *names {
 		cols.heartbeat = t.Heartbeat && cols.expiry == t.Expiry
 		n.cols[name] = cols
 	}
+	// A queue's rows are inserted unclaimed and claimed by an UPDATE;
+	// a lock table's rows are inserted by their holder.
+	enqueued, holderInserted := make(map[string]bool), make(map[string]bool)
 	for _, raw := range all {
 		n.learnKeys(raw)
 		pgsql.Walk(raw, func(x *pg_query.Node) bool {
@@ -145,8 +149,19 @@ func (c *checker) learn(sites []*site) *names {
 					n.keyed[i.Relation.Relname] = true // an acquisition by key
 				}
 			}
+			if i := x.GetInsertStmt(); i != nil && n.isLease(i.Relation) {
+				switch h := n.of(i.Relation.Relname).holder; {
+				case setsColumn(i.Cols, h):
+					holderInserted[i.Relation.Relname] = true // an acquisition by INSERT: a lock's row
+				case h != "" && len(i.Cols) > 0 && i.OnConflictClause == nil:
+					enqueued[i.Relation.Relname] = true // an item enqueued, to be claimed
+				}
+			}
 			return true
 		})
+	}
+	for t := range enqueued {
+		n.queued[t] = !holderInserted[t]
 	}
 	return n
 }

@@ -29,6 +29,28 @@ func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv
 		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.of(rv.Relname).epoch)})
 }
 
+// checkCompletion marks a write to a queue's row (see names.queued) that
+// tests the holder (claimed_by = $2) and neither extends nor ends the
+// claim (a DELETE, or an UPDATE of other columns: the item done) as the
+// holder's completion of the work it claimed. If the claim was lost and
+// the item claimed again by another holder, the completion matches no row
+// and returns no error: its rows affected are the only verdict, and the
+// caller that does not compare them counts the work done while another
+// holder runs it. Deleting a lease row that its own INSERT acquired (a
+// lock table's release) is no completion: that table is no queue.
+func (n *names) checkCompletion(st *statement, rel *pg_query.RangeVar, targets []*pg_query.Node, where *pg_query.Node) {
+	if !n.isLease(rel) || !n.queued[rel.Relname] {
+		return
+	}
+	c := n.of(rel.Relname)
+	if setsColumn(targets, c.expiry) || setsColumn(targets, c.holder) || setsColumn(targets, c.epoch) || releases(c, targets) {
+		return
+	}
+	tests := newTests(n, rel)
+	tests.add(where)
+	st.completes = st.completes || tests.holder
+}
+
 // checkLeaseUpdate checks an UPDATE of the lease table: expiry set from
 // the database clock, and, in a renewal (an update that tests the holder),
 // tested against it. A release is none of this.

@@ -24,6 +24,7 @@ type names struct {
 	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
 	epochCounted map[string]bool // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)
 	keyed        map[string]bool // lease tables whose rows an acquisition takes by key (INSERT of the holder … ON CONFLICT): a deleted row comes back
+	queued       map[string]bool // lease tables whose rows the package inserts unclaimed (no holder, no conflict to settle): a queue's work items
 
 	// display names a relation in a message: its name, or the Go
 	// expression that chose it at run time.
@@ -116,11 +117,12 @@ type write struct {
 
 // statement is what the rule learned of one statement at one call.
 type statement struct {
-	problems []problem // on the lease table: reported whatever the evidence
-	writes   []*write
-	lease    leaseKind
-	renews   bool   // it extends the holder's own lease (an arm tests the holder)
-	fence    *fence // a SELECT that reads the lease row as a fence does, or nil
+	problems  []problem // on the lease table: reported whatever the evidence
+	writes    []*write
+	lease     leaseKind
+	renews    bool   // it extends the holder's own lease (an arm tests the holder)
+	completes bool   // the holder completes a queue's item (see checkCompletion)
+	fence     *fence // a SELECT that reads the lease row as a fence does, or nil
 }
 
 // clock kinds, by what the database clock they name reads.
@@ -176,6 +178,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 			})
 			if n.isLease(s.Relation) {
 				n.checkLeaseUpdate(p, st, s)
+				n.checkCompletion(st, s.Relation, s.TargetList, s.WhereClause)
 			}
 		case x.GetDeleteStmt() != nil:
 			s := x.GetDeleteStmt()
@@ -183,6 +186,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 				g.fromWhere(s.UsingClause, s.WhereClause, nil)
 			})
 			n.checkLeaseDelete(p, st, "DELETE from", s.Relation)
+			n.checkCompletion(st, s.Relation, nil, s.WhereClause)
 		case x.GetMergeStmt() != nil:
 			s := x.GetMergeStmt()
 			sets := false

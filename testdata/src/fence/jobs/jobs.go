@@ -37,3 +37,31 @@ func enqueueUnique(ctx context.Context) {
 func finish(ctx context.Context) {
 	_, _ = pool.Exec(ctx, `DELETE FROM jobs WHERE id = $1`, 7)
 }
+
+// Jobs are enqueued unclaimed, and claimed by fetch: a queue.
+func enqueue(ctx context.Context) {
+	_, _ = pool.Exec(ctx, `INSERT INTO jobs (kind) VALUES ($1)`, "k")
+}
+
+// The worker's completion of its job: if the job was taken over meanwhile,
+// the DELETE matches no row, and only its rows affected say so.
+func complete(ctx context.Context) error {
+	_, err := pool.Exec(ctx, `DELETE FROM jobs WHERE id = $1 AND holder = $2`, 7, "h") // want `the result of this completion is discarded: a completion whose claim was lost matches no row and returns no error, so the work is counted done while another holder may run it again; compare RowsAffected`
+	return err
+}
+
+func markDone(ctx context.Context) error {
+	tag, err := pool.Exec(ctx, `UPDATE jobs SET kind = 'done' WHERE id = $1 AND holder = $2`, 7, "h") // want `the rows affected by this completion are never compared`
+	_ = tag.String()
+	return err
+}
+
+// ok: the completion's rows affected are compared.
+func completeChecked(ctx context.Context) {
+	done(pool.Exec(ctx, `DELETE FROM jobs WHERE id = $1 AND holder = $2`, 7, "h"))
+}
+
+// ok: giving the job back clears the holder: a release, not a completion.
+func giveBack(ctx context.Context) {
+	_, _ = pool.Exec(ctx, `UPDATE jobs SET holder = NULL WHERE id = $1 AND holder = $2`, 7, "h")
+}
