@@ -39,6 +39,7 @@ func TestFence(t *testing.T) {
 		{Name: "lease tables named at run time, found by shape", Pkgs: []string{"fence/runtime"}},
 		{Name: "guarded tables from evidence", Pkgs: []string{"fence/evidence"}},
 		{Name: "a job queue's rows as leases", Pkgs: []string{"fence/jobs"}},
+		{Name: "a liveness row, found by the sweep of its holder's locks", Pkgs: []string{"fence/liveness"}},
 		{Name: "a fence taken once for the transaction", Pkgs: []string{"fence/txfence"}},
 		{Name: "sqlc-generated files", Pkgs: []string{"fence/sqlc"}},
 		{Name: "another database's SQL", Pkgs: []string{"fence/dialect"}},

@@ -25,6 +25,14 @@
 // renewed, and the lease lapses an interval after it, so a renewal sets
 // it to the clock itself.
 //
+// A liveness row holds no lease of its own: its holder heartbeats it, and
+// the holder's locks, rows of another table, go when the heartbeat is
+// older than a timeout (DELETE FROM locks WHERE controller IN (SELECT
+// controller FROM controllers WHERE time <= $1)). The sweep shows the
+// liveness table's expiry (the heartbeat it compares), and its holder:
+// the column it selects, where a write tests it for equality with a
+// parameter (the heartbeat's WHERE controller = $2).
+//
 // A table is a lease table when it has an expiry and a holder or an epoch,
 // or a takeover: one write that sets the expiry of the rows whose expiry
 // it compares by order (a job queue's visibility timeout). Rows taken once
@@ -158,6 +166,17 @@ type learner struct {
 	// takeovers: per table, the writes that set a column whose rows they
 	// choose by comparing it by order.
 	takeovers map[string]map[string]Evidence
+	// liveness: per table and time column, the sweeps that take other
+	// rows by a column of the rows whose time has passed (see the
+	// package doc).
+	liveness map[string]map[string]sweep
+}
+
+// sweep is a write that takes the rows of another table by key, the key
+// of the rows whose time has passed.
+type sweep struct {
+	key string // the column of the liveness table that the sweep selects
+	ev  Evidence
 }
 
 func (l *learner) col(table, col string) *facts {
@@ -177,7 +196,7 @@ func (l *learner) col(table, col string) *facts {
 // Infer reads the statements and returns the schema they show. DDL among
 // them (CREATE TABLE, CREATE UNIQUE INDEX) adds the keys of tables.
 func Infer(stmts []Stmt) *Schema {
-	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence)}
+	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep)}
 	for i, s := range stmts {
 		l.stmt(i, s)
 	}
@@ -359,6 +378,82 @@ func (l *learner) stmt(i int, s Stmt) {
 		}
 		return true
 	})
+	// Sweeps: a write that takes rows by key, the keys of another table's
+	// rows whose time has passed.
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		var rel *pg_query.RangeVar
+		var where *pg_query.Node
+		switch {
+		case x.GetUpdateStmt() != nil:
+			rel, where = x.GetUpdateStmt().Relation, x.GetUpdateStmt().WhereClause
+		case x.GetDeleteStmt() != nil:
+			rel, where = x.GetDeleteStmt().Relation, x.GetDeleteStmt().WhereClause
+		default:
+			return true
+		}
+		if rel == nil {
+			return true
+		}
+		for _, c := range pgsql.Conjuncts(where) {
+			sl := c.GetSubLink()
+			if sl == nil || sl.SubLinkType != pg_query.SubLinkType_ANY_SUBLINK || len(pgsql.Ident(sl.Testexpr)) == 0 {
+				continue
+			}
+			table, key, col, ok := lapsedKeys(sl.Subselect.GetSelectStmt())
+			if !ok || table == rel.Relname {
+				continue
+			}
+			if l.liveness[table] == nil {
+				l.liveness[table] = make(map[string]sweep)
+			}
+			if _, seen := l.liveness[table][col]; !seen {
+				l.liveness[table][col] = sweep{key: key, ev: ev(int(sl.Location), "takes rows of "+rel.Relname+" by the "+key+" of the rows whose "+col+" has passed: a liveness row")}
+			}
+		}
+		return true
+	})
+}
+
+// lapsedKeys reports whether sel selects one column (key) of one table
+// of the rows whose time column col has passed (col <= $1, col < now() -
+// interval).
+func lapsedKeys(sel *pg_query.SelectStmt) (table, key, col string, ok bool) {
+	if sel == nil || len(sel.FromClause) != 1 || len(sel.TargetList) != 1 {
+		return "", "", "", false
+	}
+	rv := sel.FromClause[0].GetRangeVar()
+	parts := pgsql.Ident(sel.TargetList[0].GetResTarget().GetVal())
+	if rv == nil || len(parts) == 0 || len(parts) > 2 {
+		return "", "", "", false
+	}
+	names := map[string]bool{rv.Relname: true}
+	if rv.Alias != nil {
+		names = map[string]bool{rv.Alias.Aliasname: true}
+	}
+	ofTable := func(parts []string) bool { return len(parts) == 1 || len(parts) == 2 && names[parts[0]] }
+	if !ofTable(parts) {
+		return "", "", "", false
+	}
+	key = parts[len(parts)-1]
+	for _, c := range pgsql.Conjuncts(sel.WhereClause) {
+		ae := c.GetAExpr()
+		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
+			continue
+		}
+		var colSide, timeSide *pg_query.Node // col < time
+		switch ae.Name[0].GetString_().GetSval() {
+		case "<", "<=":
+			colSide, timeSide = ae.Lexpr, ae.Rexpr
+		case ">", ">=":
+			colSide, timeSide = ae.Rexpr, ae.Lexpr
+		default:
+			continue
+		}
+		if p := pgsql.Ident(colSide); len(p) > 0 && len(p) <= 2 && ofTable(p) && p[len(p)-1] != key && timeOf(timeSide) != notTime {
+			return rv.Relname, key, p[len(p)-1], true
+		}
+	}
+	return "", "", "", false
 }
 
 // write records the assignments of one write to table. update reports an
@@ -516,6 +611,15 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		}
 		f := cols[t.Expiry]
 		t.Heartbeat = len(f.setFromIv) == 0 && f.ivOrdered
+	}
+	if sw, ok := l.liveness[name][t.Expiry]; ok && t.Expiry != "" && t.Holder == "" && t.Epoch == "" {
+		// A liveness row: its holder is its key, which the heartbeat
+		// tests, and its expiry the heartbeat that the sweep judges.
+		if f := cols[sw.key]; f != nil && sw.key != t.Expiry && f.matches && len(f.counted) == 0 {
+			t.Holder = sw.key
+			t.Why[Holder] = []Evidence{sw.ev, f.equal[0]}
+			t.Heartbeat = len(cols[t.Expiry].setFromIv) == 0
+		}
 	}
 	t.Lease = t.Expiry != "" && (t.Holder != "" || t.Epoch != "" || t.Takeover != nil)
 	return t

@@ -222,6 +222,31 @@ func TestInfer(t *testing.T) {
 			want: "work(claimed_by, -, heartbeat:heartbeated_at)",
 		},
 		{
+			name: "a liveness row: the sweep of its holder's locks shows its holder and heartbeat",
+			sql: []string{
+				`UPDATE sync_controller SET time = $1 WHERE controller = $2`,
+				`DELETE FROM sync_lock WHERE controller IN (SELECT controller FROM sync_controller WHERE time <= $1)`,
+				`INSERT INTO sync_lock (name, controller) VALUES ($1, $2)`,
+			},
+			want: "sync_controller(controller, -, heartbeat:time)",
+		},
+		{
+			name: "a sweep by a time that no write moves: no heartbeat, no lease",
+			sql: []string{
+				`INSERT INTO users (id, created_at) VALUES ($1, now())`,
+				`DELETE FROM carts WHERE user_id IN (SELECT id FROM users WHERE created_at < $1)`,
+			},
+			want: "",
+		},
+		{
+			name: "a sweep by a key that no write tests: no holder, no lease",
+			sql: []string{
+				`UPDATE sync_controller SET time = now() WHERE name = $1`,
+				`DELETE FROM sync_lock WHERE controller IN (SELECT controller FROM sync_controller WHERE time <= now() - interval '1 minute')`,
+			},
+			want: "",
+		},
+		{
 			name: "a lock taken with a random token once its heartbeat lapsed, renewed by the token",
 			sql: []string{
 				`INSERT INTO entity_execution_lock (entity, locked_by, last_lock_time, project_id, entity_instance_id) VALUES ($1::entities, gen_random_uuid(), NOW(), $2::UUID, $3::UUID)

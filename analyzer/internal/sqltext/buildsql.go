@@ -144,6 +144,8 @@ func unwrap(v ssa.Value) ssa.Value {
 		switch x := v.(type) {
 		case *ssa.MakeInterface:
 			v = x.X
+		case *ssa.ChangeInterface: // a builder held in a variable of its own interface type
+			v = x.X
 		case *ssa.ChangeType:
 			v = x.X
 		default:
