@@ -83,8 +83,8 @@ func (c *checker) explain(sites []*site) {
 		if cols.heartbeat {
 			expiry += " (a heartbeat: the lease lapses an interval after it)"
 		}
-		note(pos, fmt.Sprintf("the lease table %s (%s): holder: %s, epoch: %s, expiry: %s",
-			c.display(l), source, column(cols.holder, c.cfg.HolderColumn), column(cols.epoch, c.cfg.EpochColumn), expiry), related)
+		note(pos, fmt.Sprintf("%s (%s): holder: %s, epoch: %s, expiry: %s",
+			leaseTable(c.display(l)), source, column(cols.holder, c.cfg.HolderColumn), column(cols.epoch, c.cfg.EpochColumn), expiry), related)
 	}
 
 	var guarded []string
@@ -144,4 +144,17 @@ func (c *checker) noteUnchecked(sites []*site) {
 			return
 		}
 	}
+}
+
+// leaseTable names a lease table as display names it (see
+// checker.display): "the lease table orders", "the lease table named by
+// s.config.Table", "a lease table named at run time".
+func leaseTable(display string) string {
+	if d, ok := strings.CutPrefix(display, "the table "); ok {
+		return "the lease table " + d
+	}
+	if d, ok := strings.CutPrefix(display, "a table "); ok {
+		return "a lease table " + d
+	}
+	return "the lease table " + display
 }
