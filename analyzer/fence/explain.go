@@ -68,7 +68,7 @@ func (c *checker) explain(sites []*site) {
 			for _, r := range []leaseschema.Role{leaseschema.Holder, leaseschema.Epoch, leaseschema.Expiry} {
 				for _, ev := range t.Why[r] {
 					if ev.Pos.IsValid() {
-						related = append(related, analysis.RelatedInformation{Pos: ev.Pos, Message: r.String() + ": " + ev.Why})
+						related = append(related, analysis.RelatedInformation{Pos: ev.Pos, Message: r.String() + ": " + c.spell(ev.Why)})
 						if !pos.IsValid() {
 							pos = ev.Pos
 						}
@@ -76,15 +76,18 @@ func (c *checker) explain(sites []*site) {
 				}
 			}
 			if t.Takeover != nil && t.Takeover.Pos.IsValid() {
-				related = append(related, analysis.RelatedInformation{Pos: t.Takeover.Pos, Message: "takeover: " + t.Takeover.Why})
+				related = append(related, analysis.RelatedInformation{Pos: t.Takeover.Pos, Message: "takeover: " + c.spell(t.Takeover.Why)})
+			}
+			if t.Renewal != nil && t.Renewal.Pos.IsValid() {
+				related = append(related, analysis.RelatedInformation{Pos: t.Renewal.Pos, Message: "renewal: " + c.spell(t.Renewal.Why)})
 			}
 		}
-		expiry := column(cols.expiry, c.cfg.ExpiryColumn)
+		expiry := c.column(cols.expiry, c.cfg.ExpiryColumn)
 		if cols.heartbeat {
 			expiry += " (a heartbeat: the lease lapses an interval after it)"
 		}
 		note(pos, fmt.Sprintf("%s (%s): holder: %s, epoch: %s, expiry: %s",
-			leaseTable(c.display(l)), source, column(cols.holder, c.cfg.HolderColumn), column(cols.epoch, c.cfg.EpochColumn), expiry), related)
+			leaseTable(c.display(l)), source, c.column(cols.holder, c.cfg.HolderColumn), c.column(cols.epoch, c.cfg.EpochColumn), expiry), related)
 	}
 
 	var guarded []string
@@ -117,12 +120,15 @@ func (c *checker) explain(sites []*site) {
 
 // column names a column for an explanation: "none", or the column, with
 // "by setting" where a setting named it.
-func column(name, setting string) string {
+func (c *checker) column(name, setting string) string {
 	switch {
 	case name == "":
 		return "none"
 	case setting != "":
 		return "`" + name + "` (by setting)"
+	}
+	if shown := c.displayColumn(name); shown != name {
+		return shown
 	}
 	return "`" + name + "`"
 }
@@ -157,4 +163,17 @@ func leaseTable(display string) string {
 		return "a lease table " + d
 	}
 	return "the lease table " + display
+}
+
+// spell writes the names in why, an inference's evidence, as the user
+// wrote them: a name chosen at run time as the Go expression that chose
+// it, in backquotes.
+func (c *checker) spell(why string) string {
+	words := strings.Split(why, " ")
+	for i, w := range words {
+		if expr, ok := c.texts.Expr(w); ok && expr != "" {
+			words[i] = "`" + expr + "`"
+		}
+	}
+	return strings.Join(words, " ")
 }

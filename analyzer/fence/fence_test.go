@@ -36,7 +36,7 @@ func TestFence(t *testing.T) {
 		{Name: "what the rule understood, with -lease.explain", Edit: func(c *config.Config) { c.Lease.Explain = true }, Pkgs: []string{"fence/explain"}},
 		{Name: "cases it knowingly misses", Pkgs: []string{"fence/limitations"}},
 		{Name: "the fences that leasepkg runs on PostgreSQL", Pkgs: []string{"fence/proof"}},
-		{Name: "lease tables named at run time, found by shape", Pkgs: []string{"fence/runtime"}},
+		{Name: "lease tables named at run time, found by shape", Pkgs: []string{"fence/runtime", "fence/runtime/accessors"}},
 		{Name: "guarded tables from evidence", Pkgs: []string{"fence/evidence"}},
 		{Name: "a job queue's rows as leases", Pkgs: []string{"fence/jobs"}},
 		{Name: "a liveness row, found by the sweep of its holder's locks", Pkgs: []string{"fence/liveness"}},

@@ -31,13 +31,13 @@ func (f *fence) missing(n *names) string {
 	c := n.of(f.table)
 	var m []string
 	if !f.holder && c.holder != "" {
-		m = append(m, "the holder ("+c.holder+" = $n)")
+		m = append(m, "the holder ("+n.column(c.holder)+" = $n)")
 	}
 	if !f.epoch && c.epoch != "" {
-		m = append(m, "the epoch ("+c.epoch+" = $n)")
+		m = append(m, "the epoch ("+n.column(c.epoch)+" = $n)")
 	}
 	if f.clock == noClock && c.expiry != "" {
-		m = append(m, "expiry against the database clock ("+c.expiry+" > clock_timestamp())")
+		m = append(m, "expiry against the database clock ("+n.column(c.expiry)+" > clock_timestamp())")
 	}
 	switch len(m) {
 	case 0:

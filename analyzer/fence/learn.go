@@ -36,6 +36,7 @@ func (c *checker) learn(sites []*site) *names {
 		keyed:        make(map[string]bool),
 		queued:       make(map[string]bool),
 		display:      c.display,
+		column:       c.displayColumn,
 	}
 	for _, t := range c.cfg.Tables {
 		for _, name := range c.texts.Tables(t, pgsql.QualifiedName) {

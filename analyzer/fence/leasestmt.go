@@ -26,7 +26,7 @@ func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.Orig(int(rv.Location)),
-		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.of(rv.Relname).epoch)})
+		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.column(n.of(rv.Relname).epoch))})
 }
 
 // checkCompletion marks a write to a queue's row (see names.queued) that
@@ -72,7 +72,7 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 	}
 	for _, t := range s.TargetList {
 		if rt := t.GetResTarget(); rt != nil && rt.Name == c.expiry {
-			checkExpiryValue(p, st, verb, c.expiry, rt.Val, int(rt.Location))
+			n.checkExpiryValue(p, st, verb, c.expiry, rt.Val, int(rt.Location))
 		}
 	}
 	if sets {
@@ -115,12 +115,12 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 		st.renews = st.renews || own || tests.clock == noClock && tests.paramText == "" && !tests.maybe
 		if tests.paramText != "" {
 			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
-				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, expiry, p.Spell(tests.paramLoc, tests.paramText))})
+				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.column(expiry), p.Spell(tests.paramLoc, tests.paramText))})
 			return
 		}
 		if own && tests.clock == noClock && !tests.maybe {
 			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)),
-				msg: fmt.Sprintf("renewal does not test %s > %s: it revives a lease that has expired", expiry, lapse)})
+				msg: fmt.Sprintf("renewal does not test %s > %s: it revives a lease that has expired", n.column(expiry), lapse)})
 			return
 		}
 	}
@@ -249,7 +249,7 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 	if sel != nil && col >= 0 {
 		for _, row := range sel.ValuesLists {
 			if items := row.GetList().GetItems(); col < len(items) {
-				checkExpiryValue(p, st, verb, c.expiry, items[col], -1)
+				n.checkExpiryValue(p, st, verb, c.expiry, items[col], -1)
 			}
 		}
 	}
@@ -262,7 +262,7 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 		}
 		for _, t := range oc.TargetList {
 			if rt := t.GetResTarget(); rt != nil && rt.Name == c.expiry && !pgsql.IsExcluded(rt.Val) {
-				checkExpiryValue(p, st, verb, c.expiry, rt.Val, int(rt.Location))
+				n.checkExpiryValue(p, st, verb, c.expiry, rt.Val, int(rt.Location))
 			}
 		}
 		if setsColumn(oc.TargetList, c.expiry) && oc.WhereClause != nil {
@@ -296,7 +296,7 @@ func (n *names) copies(val *pg_query.Node, rel *pg_query.RangeVar, where *pg_que
 }
 
 // checkExpiryValue reports an expiry computed without the database clock.
-func checkExpiryValue(p *pgsql.Parsed, st *statement, verb, expiry string, val *pg_query.Node, loc int) {
+func (n *names) checkExpiryValue(p *pgsql.Parsed, st *statement, verb, expiry string, val *pg_query.Node, loc int) {
 	if arms, ok := caseArms(val); ok {
 		// CASE WHEN … THEN expires ELSE NULL END: each result is judged
 		// on its own; one that keeps the expiry, or clears it, sets no
@@ -305,7 +305,7 @@ func checkExpiryValue(p *pgsql.Parsed, st *statement, verb, expiry string, val *
 			if parts := pgsql.Ident(arm); len(parts) > 0 && parts[len(parts)-1] == expiry || pgsql.IsNull(arm) {
 				continue
 			}
-			checkExpiryValue(p, st, verb, expiry, arm, -1)
+			n.checkExpiryValue(p, st, verb, expiry, arm, -1)
 		}
 		return
 	}
@@ -318,14 +318,14 @@ func checkExpiryValue(p *pgsql.Parsed, st *statement, verb, expiry string, val *
 	}
 	if kind == paramClock {
 		st.problems = append(st.problems, problem{off: p.Orig(loc),
-			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, expiry, p.Spell(at, text))})
+			msg: fmt.Sprintf("%s sets %s from %s, a time the process chose: compute it from clock_timestamp()", verb, n.column(expiry), p.Spell(at, text))})
 		return
 	}
 	if pgsql.IsNull(val) {
 		return
 	}
 	st.problems = append(st.problems, problem{off: p.Orig(loc),
-		msg: fmt.Sprintf("%s sets %s without the database clock: compute it from clock_timestamp()", verb, expiry)})
+		msg: fmt.Sprintf("%s sets %s without the database clock: compute it from clock_timestamp()", verb, n.column(expiry))})
 }
 
 // setsColumn reports whether an UPDATE's or ON CONFLICT's assignments set

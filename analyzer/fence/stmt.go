@@ -29,6 +29,9 @@ type names struct {
 	// display names a relation in a message: its name, or the Go
 	// expression that chose it at run time.
 	display func(relname string) string
+	// column names a column in a message: its name, or the Go
+	// expression that chose it at run time (see checker.displayColumn).
+	column func(col string) string
 }
 
 // columns are the names of a lease table's columns; "" where the table
@@ -262,10 +265,10 @@ func (n *names) checkWrite(w *write) []problem {
 	switch {
 	case best.clock == paramClock:
 		out = append(out, problem{off: off(best.clockLoc),
-			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", expiry, best.p.Spell(best.clockLoc, best.clockText))})
+			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.column(expiry), best.p.Spell(best.clockLoc, best.clockText))})
 	case best.clock == txClock && !best.first:
 		out = append(out, problem{off: off(best.clockLoc),
-			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", expiry, best.clockText)})
+			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", n.column(expiry), best.clockText)})
 	}
 	if pr, ok := n.checkLock(best); ok {
 		pr.off = off(best.loc)
@@ -285,7 +288,7 @@ func (n *names) checkLock(f *fence) (problem, bool) {
 		f.lock == pg_query.LockClauseStrength_LCS_FORUPDATE
 	keyShare := f.lock == pg_query.LockClauseStrength_LCS_FORKEYSHARE
 	table := n.display(f.table)
-	epoch := n.of(f.table).epoch
+	epoch := n.column(n.of(f.table).epoch)
 	switch {
 	case strong, keyShare && n.epochKey[f.table]:
 		return problem{}, false

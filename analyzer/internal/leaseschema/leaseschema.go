@@ -34,7 +34,9 @@
 // parameter (the heartbeat's WHERE controller = $2).
 //
 // A table is a lease table when it has an expiry and a holder or an epoch,
-// or a takeover: one write that sets the expiry of the rows whose expiry
+// a renewal (a write that extends the expiry of the rows named by a
+// parameter whose expiry has not passed: UPDATE leases SET exp = $1 WHERE
+// name = $2 AND exp > $3), or a takeover: one write that sets the expiry of the rows whose expiry
 // it compares by order (a job queue's visibility timeout). Rows taken once
 // they have been idle for an interval (SET seen = now() WHERE seen < now()
 // - interval) show a heartbeat, or a task run at most so often: without a
@@ -94,6 +96,11 @@ type Table struct {
 	// doc), and Takeover the write that shows a takeover, if any.
 	Lease    bool
 	Takeover *Evidence
+	// Renewal is a write that extends the expiry of the rows whose
+	// expiry has not passed, chosen by equality with parameters (UPDATE
+	// leases SET exp = $1 WHERE name = $2 AND key = $3 AND exp > $4), if
+	// any: a lease's renewal, whoever holds it.
+	Renewal *Evidence
 
 	seen map[string]bool // the columns that the statements set or compare
 }
@@ -170,6 +177,9 @@ type learner struct {
 	// rows by a column of the rows whose time has passed (see the
 	// package doc).
 	liveness map[string]map[string]sweep
+	// renewals: per table and time column, the writes that extend it on
+	// rows where it has not passed (see Table.Renewal).
+	renewals map[string]map[string]Evidence
 }
 
 // sweep is a write that takes the rows of another table by key, the key
@@ -196,7 +206,7 @@ func (l *learner) col(table, col string) *facts {
 // Infer reads the statements and returns the schema they show. DDL among
 // them (CREATE TABLE, CREATE UNIQUE INDEX) adds the keys of tables.
 func Infer(stmts []Stmt) *Schema {
-	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep)}
+	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep), renewals: make(map[string]map[string]Evidence)}
 	for i, s := range stmts {
 		l.stmt(i, s)
 	}
@@ -355,6 +365,14 @@ func (l *learner) stmt(i int, s Stmt) {
 			if set == notTime {
 				continue
 			}
+			if where := writeWhere(x); !pgsql.IsNull(a.val) && extends(where, a.col) {
+				if l.renewals[rel.Relname] == nil {
+					l.renewals[rel.Relname] = make(map[string]Evidence)
+				}
+				if _, ok := l.renewals[rel.Relname][a.col]; !ok {
+					l.renewals[rel.Relname][a.col] = ev(int(rel.Location), "sets "+a.col+" on the rows named by a parameter whose "+a.col+" has not passed: a renewal")
+				}
+			}
 			passed := lapsed(x, rel, a.col, a.val)
 			if passed == notTime {
 				continue
@@ -412,6 +430,49 @@ func (l *learner) stmt(i int, s Stmt) {
 		}
 		return true
 	})
+}
+
+// writeWhere returns the condition of x, an UPDATE or an INSERT … ON
+// CONFLICT DO UPDATE.
+func writeWhere(x *pg_query.Node) *pg_query.Node {
+	if u := x.GetUpdateStmt(); u != nil {
+		return u.WhereClause
+	}
+	if in := x.GetInsertStmt(); in != nil && in.OnConflictClause != nil {
+		return in.OnConflictClause.WhereClause
+	}
+	return nil
+}
+
+// extends reports whether where, a write's condition, chooses rows by
+// equality of another column with a parameter, and only where col has
+// not passed (col > now(), $4 < col): the write extends a lease that is
+// still held.
+func extends(where *pg_query.Node, col string) bool {
+	named, unexpired := false, false
+	for _, c := range pgsql.Conjuncts(where) {
+		ae := c.GetAExpr()
+		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
+			continue
+		}
+		switch op := ae.Name[0].GetString_().GetSval(); op {
+		case "=":
+			for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
+				if p := pgsql.Ident(side[0]); len(p) > 0 && p[len(p)-1] != col && pgsql.IsParam(side[1]) {
+					named = true
+				}
+			}
+		case ">", ">=", "<", "<=":
+			colSide, timeSide := ae.Lexpr, ae.Rexpr // col > time
+			if op == "<" || op == "<=" {
+				colSide, timeSide = ae.Rexpr, ae.Lexpr
+			}
+			if p := pgsql.Ident(colSide); len(p) > 0 && p[len(p)-1] == col && timeOf(timeSide) != notTime {
+				unexpired = true
+			}
+		}
+	}
+	return named && unexpired
 }
 
 // lapsedKeys reports whether sel selects one column (key) of one table
@@ -621,7 +682,10 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 			t.Heartbeat = len(cols[t.Expiry].setFromIv) == 0
 		}
 	}
-	t.Lease = t.Expiry != "" && (t.Holder != "" || t.Epoch != "" || t.Takeover != nil)
+	if ev, ok := l.renewals[name][t.Expiry]; ok && t.Expiry != "" {
+		t.Renewal = &ev
+	}
+	t.Lease = t.Expiry != "" && (t.Holder != "" || t.Epoch != "" || t.Takeover != nil || t.Renewal != nil)
 	return t
 }
 

@@ -123,10 +123,27 @@ func TestInfer(t *testing.T) {
 			want: "river_leader(leader_id, -, expires_at)",
 		},
 		{
-			name: "two columns that could be the holder, neither set by a takeover: none",
+			name: "two columns that could be the holder, neither set by a takeover: no holder, but the renewal shows a lease",
 			sql: []string{
 				`INSERT INTO leases (name, owner, expires) VALUES ($1, $2, now() + $3::interval)`,
 				`UPDATE leases SET expires = now() + $1::interval WHERE name = $2 AND owner = $3 AND expires > now()`,
+			},
+			want: "leases(-, -, expires)",
+		},
+		{
+			name: "a lease taken by a plain insert once the lapsed one is deleted, renewed with times from the process",
+			sql: []string{
+				`DELETE FROM leases WHERE exp < $1`,
+				`INSERT INTO leases (name, exp, key) VALUES ($1, $2, $3)`,
+				`UPDATE leases SET exp = $1 WHERE name = $2 AND key = $3 AND exp > $4`,
+				`DELETE FROM leases WHERE name = $1 AND key = $2`,
+			},
+			want: "leases(-, -, exp)",
+		},
+		{
+			name: "a time moved forward only where it is later than the one stored is no renewal",
+			sql: []string{
+				`UPDATE cursors SET position = $1 WHERE consumer = $2 AND position < $1`,
 			},
 			want: "",
 		},
