@@ -29,6 +29,23 @@ func (n *names) checkLeaseDelete(p *pgsql.Parsed, st *statement, verb string, rv
 		msg: fmt.Sprintf("%s %s restarts the %s and reuses fencing tokens: release by expiring the row instead", verb, n.display(rv.Relname), n.column(n.of(rv.Relname).epoch))})
 }
 
+// checkLapsedDelete reports a DELETE of the lease rows whose expiry has
+// passed (a takeover by deletion: the next INSERT acquires the name) that
+// judges the lapse by a time the process chose (DELETE FROM leases WHERE
+// exp < $1): a process whose clock runs ahead deletes a lease that its
+// holder still holds.
+func (n *names) checkLapsedDelete(p *pgsql.Parsed, st *statement, s *pg_query.DeleteStmt) {
+	if !n.isLease(s.Relation) {
+		return
+	}
+	tests := newTests(n, s.Relation)
+	tests.add(s.WhereClause)
+	if tests.lapsed && tests.paramText != "" {
+		st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
+			msg: fmt.Sprintf("DELETE from %s tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.display(s.Relation.Relname), n.column(n.of(s.Relation.Relname).expiry), p.Spell(tests.paramLoc, tests.paramText))})
+	}
+}
+
 // checkCompletion marks a write to a queue's row (see names.queued) that
 // tests the holder (claimed_by = $2) and neither extends nor ends the
 // claim (a DELETE, or an UPDATE of other columns: the item done) as the

@@ -189,6 +189,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 				g.fromWhere(s.UsingClause, s.WhereClause, nil)
 			})
 			n.checkLeaseDelete(p, st, "DELETE from", s.Relation)
+			n.checkLapsedDelete(p, st, s)
 			n.checkCompletion(st, s.Relation, nil, s.WhereClause)
 		case x.GetMergeStmt() != nil:
 			s := x.GetMergeStmt()

@@ -45,6 +45,24 @@ func (l *Lessor) Renew(ctx context.Context, name string, exp time.Time) error {
 	return nil
 }
 
+// Reap deletes the leases that have lapsed by the process's clock.
+func (l *Lessor) Reap(ctx context.Context) error {
+	_, err := l.db.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s < $1`, l.tableName(), l.expName()), time.Now()) // want `DELETE from the table named by l.tableName\(\) tests the column named by l.expName\(\) against \$1, a time the process chose`
+	return err
+}
+
+// ok: the database's clock judges the lapse.
+func (l *Lessor) ReapByDatabase(ctx context.Context) error {
+	_, err := l.db.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s < clock_timestamp()`, l.tableName(), l.expName()))
+	return err
+}
+
+// ok: a release by name; no expiry compared.
+func (l *Lessor) Release(ctx context.Context, name string) error {
+	_, err := l.db.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s = $1`, l.tableName(), l.nameName()), name)
+	return err
+}
+
 // ok: an insert of a row with no holder column the rule knows: no
 // acquisition it judges.
 func (l *Lessor) Acquire(ctx context.Context, name string, exp time.Time) error {
