@@ -455,24 +455,37 @@ func extends(where *pg_query.Node, col string) bool {
 		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
 			continue
 		}
-		switch op := ae.Name[0].GetString_().GetSval(); op {
+		switch ae.Name[0].GetString_().GetSval() {
 		case "=":
 			for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
 				if p := pgsql.Ident(side[0]); len(p) > 0 && p[len(p)-1] != col && pgsql.IsParam(side[1]) {
 					named = true
 				}
 			}
-		case ">", ">=", "<", "<=":
-			colSide, timeSide := ae.Lexpr, ae.Rexpr // col > time
-			if op == "<" || op == "<=" {
-				colSide, timeSide = ae.Rexpr, ae.Lexpr
-			}
-			if p := pgsql.Ident(colSide); len(p) > 0 && p[len(p)-1] == col && timeOf(timeSide) != notTime {
+		default:
+			timeSide, colSide, ok := earlierLater(ae) // time < col
+			if p := pgsql.Ident(colSide); ok && len(p) > 0 && p[len(p)-1] == col && timeOf(timeSide) != notTime {
 				unexpired = true
 			}
 		}
 	}
 	return named && unexpired
+}
+
+// earlierLater returns the sides of an order comparison, the one it
+// holds earlier first: a and b for a < b or a <= b, b and a for a > b or
+// a >= b. ok is false for any other expression.
+func earlierLater(ae *pg_query.A_Expr) (earlier, later *pg_query.Node, ok bool) {
+	if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
+		return nil, nil, false
+	}
+	switch ae.Name[0].GetString_().GetSval() {
+	case "<", "<=":
+		return ae.Lexpr, ae.Rexpr, true
+	case ">", ">=":
+		return ae.Rexpr, ae.Lexpr, true
+	}
+	return nil, nil, false
 }
 
 // lapsedKeys reports whether sel selects one column (key) of one table
@@ -497,17 +510,8 @@ func lapsedKeys(sel *pg_query.SelectStmt) (table, key, col string, ok bool) {
 	}
 	key = parts[len(parts)-1]
 	for _, c := range pgsql.Conjuncts(sel.WhereClause) {
-		ae := c.GetAExpr()
-		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
-			continue
-		}
-		var colSide, timeSide *pg_query.Node // col < time
-		switch ae.Name[0].GetString_().GetSval() {
-		case "<", "<=":
-			colSide, timeSide = ae.Lexpr, ae.Rexpr
-		case ">", ">=":
-			colSide, timeSide = ae.Rexpr, ae.Lexpr
-		default:
+		colSide, timeSide, ok := earlierLater(c.GetAExpr()) // col < time
+		if !ok {
 			continue
 		}
 		if p := pgsql.Ident(colSide); len(p) > 0 && len(p) <= 2 && ofTable(p) && p[len(p)-1] != key && timeOf(timeSide) != notTime {
@@ -729,17 +733,8 @@ func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string, set *pg_query.
 		names[rel.Alias.Aliasname] = true
 	}
 	pgsql.Walk(x, func(y *pg_query.Node) bool {
-		ae := y.GetAExpr()
-		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
-			return found == notTime
-		}
-		var col0, time0 *pg_query.Node // col0 < time0
-		switch ae.Name[0].GetString_().GetSval() {
-		case "<", "<=":
-			col0, time0 = ae.Lexpr, ae.Rexpr
-		case ">", ">=":
-			col0, time0 = ae.Rexpr, ae.Lexpr
-		default:
+		col0, time0, ok := earlierLater(y.GetAExpr()) // col0 < time0
+		if !ok {
 			return found == notTime
 		}
 		for _, side := range [][2]*pg_query.Node{{col0, time0}} {
