@@ -457,18 +457,6 @@ func (c *checker) skipped(pos token.Pos) bool { return !c.rep.Covers(pos) }
 // display names a relation for a message: the Go expression that chose it
 // at run time, its name quoted where PostgreSQL would need quotes, or its
 // name.
-// displayColumn names a column as a message shows it: its name, or, for
-// a name chosen at run time, the Go expression that chose it.
-func (c *checker) displayColumn(col string) string {
-	if expr, ok := c.texts.Expr(col); ok {
-		if expr == "" {
-			return "a column named at run time"
-		}
-		return "the column named by " + expr
-	}
-	return col
-}
-
 func (c *checker) display(relname string) string {
 	if expr, ok := c.texts.Expr(relname); ok {
 		if expr == "" {
@@ -480,4 +468,16 @@ func (c *checker) display(relname string) string {
 		return `"` + strings.ReplaceAll(relname, `"`, `""`) + `"`
 	}
 	return relname
+}
+
+// displayColumn names a column as a message shows it: its name, or, for
+// a name chosen at run time, the Go expression that chose it.
+func (c *checker) displayColumn(col string) string {
+	if expr, ok := c.texts.Expr(col); ok {
+		if expr == "" {
+			return "a column named at run time"
+		}
+		return "the column named by " + expr
+	}
+	return col
 }
