@@ -35,6 +35,7 @@ func (c *checker) learn(sites []*site) *names {
 		epochCounted: make(map[string]bool),
 		keyed:        make(map[string]bool),
 		queued:       make(map[string]bool),
+		renewedBy:    make(map[string][]string),
 		display:      c.display,
 		column:       c.displayColumn,
 	}
@@ -132,6 +133,9 @@ func (c *checker) learn(sites []*site) *names {
 		// show, whatever names it.
 		cols.heartbeat = t.Heartbeat && cols.expiry == t.Expiry
 		n.cols[name] = cols
+		if cols.expiry == t.Expiry {
+			n.renewedBy[name] = t.RenewedBy
+		}
 	}
 	// A queue's rows are inserted unclaimed and claimed by an UPDATE;
 	// a lock table's rows are inserted by their holder.

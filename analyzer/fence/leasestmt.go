@@ -123,10 +123,12 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 			tests.add(c)
 		}
 		// The holder's own row: named by the holder, or, in a table
-		// without a holder column, by the epoch it was given; or, beside
-		// an arm that takes over lapsed rows, the rows the caller names
-		// (WHERE expires_at < now() OR id = ANY($5): the leases it holds).
-		own := tests.holder || cols.holder == "" && tests.epoch || takes && tests.picks && !tests.lapsed
+		// without a holder column, by the epoch it was given; in a table
+		// with neither, or beside an arm that takes over lapsed rows,
+		// the rows the caller names (WHERE expires_at < now() OR id =
+		// ANY($5): the leases it holds), whoever took them.
+		named := tests.picks && !tests.lapsed
+		own := tests.holder || cols.holder == "" && tests.epoch || cols.holder == "" && cols.epoch == "" && named || takes && named
 		// An arm that matches the holder's row, or any row whatever its
 		// expiry (an extension only a holder sends), renews.
 		st.renews = st.renews || own || tests.clock == noClock && tests.paramText == "" && !tests.maybe
@@ -249,8 +251,11 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 			epochCol = i
 		}
 	}
-	if s.OnConflictClause == nil && !setsColumn(s.Cols, c.holder) {
+	if s.OnConflictClause == nil && !setsColumn(s.Cols, c.holder) && !(col >= 0 && n.insertsRenewed(s)) {
 		return // a row that nobody holds (a queued message): no acquisition
+	}
+	if oc := s.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING && col < 0 && epochCol < 0 && !setsColumn(s.Cols, c.holder) {
+		return // a lease's row added unheld (INSERT … ON CONFLICT DO NOTHING), to be taken later: no acquisition
 	}
 	sel := s.SelectStmt.GetSelectStmt()
 	if s.OnConflictClause == nil && sel != nil && epochCol >= 0 {
@@ -286,6 +291,25 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 			n.checkRenewal(p, st, verb, s.Relation, oc.WhereClause)
 		}
 	}
+}
+
+// insertsRenewed reports whether s sets every column by which the renewal
+// of its table names the rows it extends, two or more: the row that the
+// renewal extends is the one the INSERT made, a lease's name and its
+// holder's token (the holder being unknown where the two could each be
+// it). A queue's items, renewed by their id, are inserted before anyone
+// holds them.
+func (n *names) insertsRenewed(s *pg_query.InsertStmt) bool {
+	by := n.renewedBy[s.Relation.Relname]
+	if len(by) < 2 {
+		return false
+	}
+	for _, col := range by {
+		if !slices.ContainsFunc(s.Cols, func(c *pg_query.Node) bool { return c.GetResTarget().GetName() == col }) {
+			return false
+		}
+	}
+	return true
 }
 
 // copies reports whether val, written to the epoch column of rel by a

@@ -21,10 +21,11 @@ type names struct {
 	// stands in, and no statement names it.
 	fallback bool
 
-	epochKey     map[string]bool // lease tables on which a unique key includes the epoch
-	epochCounted map[string]bool // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)
-	keyed        map[string]bool // lease tables whose rows an acquisition takes by key (INSERT of the holder … ON CONFLICT): a deleted row comes back
-	queued       map[string]bool // lease tables whose rows the package inserts unclaimed (no holder, no conflict to settle): a queue's work items
+	epochKey     map[string]bool     // lease tables on which a unique key includes the epoch
+	epochCounted map[string]bool     // lease tables whose epoch the package's SQL counts up (epoch = epoch + 1)
+	keyed        map[string]bool     // lease tables whose rows an acquisition takes by key (INSERT of the holder … ON CONFLICT): a deleted row comes back
+	queued       map[string]bool     // lease tables whose rows the package inserts unclaimed (no holder, no conflict to settle): a queue's work items
+	renewedBy    map[string][]string // lease tables whose renewal names its rows by these columns (see leaseschema.Table.RenewedBy)
 
 	// display names a relation in a message: its name, or the Go
 	// expression that chose it at run time.

@@ -40,7 +40,10 @@
 // it compares by order (a job queue's visibility timeout). Rows taken once
 // they have been idle for an interval (SET seen = now() WHERE seen < now()
 // - interval) show a heartbeat, or a task run at most so often: without a
-// holder or an epoch they show no lease. Where two
+// holder or an epoch they show no lease, unless a write clears the time
+// on the rows a parameter names (SET triggered_at = NULL WHERE key = $1):
+// a release, which a pace never does. A time compared as COALESCE(col,
+// default) is the column compared. Where two
 // columns could play one role the role is left empty: without evidence,
 // nothing is inferred.
 package leaseschema
@@ -101,6 +104,8 @@ type Table struct {
 	// leases SET exp = $1 WHERE name = $2 AND key = $3 AND exp > $4), if
 	// any: a lease's renewal, whoever holds it.
 	Renewal *Evidence
+	// RenewedBy is the columns by which the Renewal names its rows.
+	RenewedBy []string
 
 	seen map[string]bool // the columns that the statements set or compare
 }
@@ -166,6 +171,7 @@ type facts struct {
 	ddlKey    bool            // part of a primary or unique key by DDL
 	chooses   bool            // a takeover's condition tests it for equality: a key or a partition, not the holder it replaces
 	setWith   map[string]bool // the columns that an UPDATE's or ON CONFLICT's SET sets from a parameter beside it
+	cleared   []Evidence      // set to NULL by an UPDATE of the rows named by a parameter: a release
 }
 
 type learner struct {
@@ -173,13 +179,24 @@ type learner struct {
 	// takeovers: per table, the writes that set a column whose rows they
 	// choose by comparing it by order.
 	takeovers map[string]map[string]Evidence
+	// idle: per table, the writes that set a column to the clock on the
+	// rows where it is older than an interval: a heartbeat's takeover,
+	// or a task run at most so often (see the package doc).
+	idle map[string]map[string]Evidence
 	// liveness: per table and time column, the sweeps that take other
 	// rows by a column of the rows whose time has passed (see the
 	// package doc).
 	liveness map[string]map[string]sweep
 	// renewals: per table and time column, the writes that extend it on
 	// rows where it has not passed (see Table.Renewal).
-	renewals map[string]map[string]Evidence
+	renewals map[string]map[string]renewal
+}
+
+// renewal is a write that extends a time on the rows named by parameters
+// (the columns named) where it has not passed.
+type renewal struct {
+	named []string
+	ev    Evidence
 }
 
 // sweep is a write that takes the rows of another table by key, the key
@@ -206,7 +223,7 @@ func (l *learner) col(table, col string) *facts {
 // Infer reads the statements and returns the schema they show. DDL among
 // them (CREATE TABLE, CREATE UNIQUE INDEX) adds the keys of tables.
 func Infer(stmts []Stmt) *Schema {
-	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep), renewals: make(map[string]map[string]Evidence)}
+	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), idle: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep), renewals: make(map[string]map[string]renewal)}
 	for i, s := range stmts {
 		l.stmt(i, s)
 	}
@@ -267,6 +284,9 @@ func (l *learner) stmt(i int, s Stmt) {
 		op := ae.Name[0].GetString_().GetSval()
 		for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
 			parts := pgsql.Ident(side[0])
+			if op != "=" {
+				parts = timeColumn(side[0])
+			}
 			if len(parts) == 0 || len(parts) > 2 {
 				continue
 			}
@@ -361,16 +381,20 @@ func (l *learner) stmt(i int, s Stmt) {
 			return true
 		}
 		for _, a := range as {
+			if pgsql.IsNull(a.val) && x.GetUpdateStmt() != nil && len(equalities(x)) > 0 {
+				f := l.col(rel.Relname, a.col)
+				f.cleared = append(f.cleared, ev(a.loc, "clears "+a.col+" on the rows named by a parameter: a release"))
+			}
 			set := timeOf(a.val)
 			if set == notTime {
 				continue
 			}
-			if where := writeWhere(x); !pgsql.IsNull(a.val) && extends(where, a.col) {
+			if named := extends(writeWhere(x), a.col); !pgsql.IsNull(a.val) && named != nil {
 				if l.renewals[rel.Relname] == nil {
-					l.renewals[rel.Relname] = make(map[string]Evidence)
+					l.renewals[rel.Relname] = make(map[string]renewal)
 				}
 				if _, ok := l.renewals[rel.Relname][a.col]; !ok {
-					l.renewals[rel.Relname][a.col] = ev(int(rel.Location), "sets "+a.col+" on the rows named by a parameter whose "+a.col+" has not passed: a renewal")
+					l.renewals[rel.Relname][a.col] = renewal{named, ev(int(rel.Location), "sets "+a.col+" on the rows named by a parameter whose "+a.col+" has not passed: a renewal")}
 				}
 			}
 			passed := lapsed(x, rel, a.col, a.val)
@@ -384,7 +408,14 @@ func (l *learner) stmt(i int, s Stmt) {
 				// SET seen = now() WHERE seen < now() - interval: a
 				// moment, not an end. Rows idle for an interval are
 				// taken: a heartbeat's, or a task run at most so often.
-				// Without a holder it shows no lease.
+				// Without a holder it shows no lease, unless a release
+				// clears the time (see decide).
+				if l.idle[rel.Relname] == nil {
+					l.idle[rel.Relname] = make(map[string]Evidence)
+				}
+				if _, ok := l.idle[rel.Relname][a.col]; !ok {
+					l.idle[rel.Relname][a.col] = ev(int(rel.Location), "sets "+a.col+" to the clock on the rows where it is older than an interval: a takeover of idle rows")
+				}
 				continue
 			}
 			if l.takeovers[rel.Relname] == nil {
@@ -444,12 +475,13 @@ func writeWhere(x *pg_query.Node) *pg_query.Node {
 	return nil
 }
 
-// extends reports whether where, a write's condition, chooses rows by
-// equality of another column with a parameter, and only where col has
-// not passed (col > now(), $4 < col): the write extends a lease that is
-// still held.
-func extends(where *pg_query.Node, col string) bool {
-	named, unexpired := false, false
+// extends returns the columns by whose equality with a parameter where,
+// a write's condition, chooses rows, if it chooses them only where col
+// has not passed (col > now(), $4 < col): the write extends a lease that
+// is still held. Otherwise it returns nil.
+func extends(where *pg_query.Node, col string) []string {
+	var named []string
+	unexpired := false
 	for _, c := range pgsql.Conjuncts(where) {
 		ae := c.GetAExpr()
 		if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 {
@@ -459,7 +491,7 @@ func extends(where *pg_query.Node, col string) bool {
 		case "=":
 			for _, side := range [][2]*pg_query.Node{{ae.Lexpr, ae.Rexpr}, {ae.Rexpr, ae.Lexpr}} {
 				if p := pgsql.Ident(side[0]); len(p) > 0 && p[len(p)-1] != col && pgsql.IsParam(side[1]) {
-					named = true
+					named = append(named, p[len(p)-1])
 				}
 			}
 		default:
@@ -469,7 +501,10 @@ func extends(where *pg_query.Node, col string) bool {
 			}
 		}
 	}
-	return named && unexpired
+	if !unexpired {
+		return nil
+	}
+	return named
 }
 
 // earlierLater returns the sides of an order comparison, the one it
@@ -643,6 +678,15 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 			return false
 		}, func(f *facts) []Evidence { return []Evidence{f.setTime[0], f.ordered[0]} })
 	}
+	if t.Expiry == "" {
+		// Several times that rows are chosen by (when a row last ran,
+		// whether it is held): the one that a takeover of idle rows
+		// sets and a release clears.
+		pick(Expiry, func(col string, f *facts) bool {
+			_, idle := l.idle[name][col]
+			return expiry(col, f) && idle && len(f.cleared) > 0
+		}, func(f *facts) []Evidence { return []Evidence{f.setTime[0], f.ordered[0]} })
+	}
 	// Epoch: counted, and tested for equality.
 	pick(Epoch, func(col string, f *facts) bool {
 		return col != t.Expiry && len(f.counted) > 0 && len(f.equal) > 0
@@ -671,10 +715,16 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
 	}
 	if t.Expiry != "" {
+		f := cols[t.Expiry]
 		if ev, ok := l.takeovers[name][t.Expiry]; ok {
 			t.Takeover = &ev
+		} else if ev, ok := l.idle[name][t.Expiry]; ok && len(f.cleared) > 0 {
+			// Idle rows taken, and the time cleared by a release: the
+			// time says that the row is held, which a pace never
+			// undoes.
+			t.Takeover = &ev
+			t.Why[Expiry] = append(t.Why[Expiry], f.cleared[0])
 		}
-		f := cols[t.Expiry]
 		t.Heartbeat = len(f.setFromIv) == 0 && f.ivOrdered
 	}
 	if sw, ok := l.liveness[name][t.Expiry]; ok && t.Expiry != "" && t.Holder == "" && t.Epoch == "" {
@@ -686,8 +736,8 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 			t.Heartbeat = len(cols[t.Expiry].setFromIv) == 0
 		}
 	}
-	if ev, ok := l.renewals[name][t.Expiry]; ok && t.Expiry != "" {
-		t.Renewal = &ev
+	if r, ok := l.renewals[name][t.Expiry]; ok && t.Expiry != "" {
+		t.Renewal, t.RenewedBy = &r.ev, r.named
 	}
 	t.Lease = t.Expiry != "" && (t.Holder != "" || t.Epoch != "" || t.Takeover != nil || t.Renewal != nil)
 	return t
@@ -738,7 +788,7 @@ func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string, set *pg_query.
 			return found == notTime
 		}
 		for _, side := range [][2]*pg_query.Node{{col0, time0}} {
-			parts := pgsql.Ident(side[0])
+			parts := timeColumn(side[0])
 			if len(parts) == 0 || parts[len(parts)-1] != col || len(parts) > 2 {
 				continue
 			}
@@ -752,6 +802,17 @@ func lapsed(x *pg_query.Node, rel *pg_query.RangeVar, col string, set *pg_query.
 		return found == notTime
 	})
 	return found
+}
+
+// timeColumn returns the column that e names, e being a column or
+// COALESCE(column, default): compared by order, COALESCE(triggered_at,
+// TO_TIMESTAMP(0)) <= now() - interval compares the column, a time not yet
+// set counting as long passed.
+func timeColumn(e *pg_query.Node) []string {
+	if c := e.GetCoalesceExpr(); c != nil && len(c.Args) > 0 {
+		e = c.Args[0]
+	}
+	return pgsql.Ident(e)
 }
 
 // sameParam reports whether a and b are the same parameter, maybe cast: a

@@ -230,6 +230,27 @@ func TestInfer(t *testing.T) {
 			want: "",
 		},
 		{
+			name: "rows idle for an interval taken, and the time cleared on the row taken: a heartbeat lease released",
+			sql: []string{
+				`UPDATE storage_cleanups SET triggered_at = NOW() WHERE (virtual_storage, storage) IN (
+					SELECT virtual_storage, storage FROM storage_cleanups
+					WHERE COALESCE(last_run, TO_TIMESTAMP(0)) <= (NOW() - INTERVAL '1 MILLISECOND' * $1)
+					AND COALESCE(triggered_at, TO_TIMESTAMP(0)) <= (NOW() - INTERVAL '1 MILLISECOND' * $2)
+					ORDER BY last_run NULLS FIRST LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING virtual_storage, storage`,
+				`UPDATE storage_cleanups SET triggered_at = NOW() WHERE virtual_storage = $1 AND storage = $2`,
+				`UPDATE storage_cleanups SET last_run = NOW(), triggered_at = NULL WHERE virtual_storage = $1 AND storage = $2`,
+			},
+			want: "storage_cleanups(-, -, heartbeat:triggered_at)",
+		},
+		{
+			name: "a pace whose times are all cleared at once: a reset, not a release",
+			sql: []string{
+				`UPDATE alerts SET last_alerted_at = NOW() WHERE id IN (SELECT id FROM alerts WHERE last_alerted_at IS NULL OR last_alerted_at <= NOW() - max_frequency::interval FOR UPDATE SKIP LOCKED)`,
+				`UPDATE alerts SET last_alerted_at = NULL WHERE tenant_id IS NOT NULL`,
+			},
+			want: "",
+		},
+		{
 			name: "rows idle for an interval taken by a holder that renews them: a heartbeat lease",
 			sql: []string{
 				`UPDATE work SET claimed_by = $1, heartbeated_at = now() WHERE id = (SELECT id FROM work WHERE claimed_by IS NULL OR heartbeated_at < now() - interval '2 minutes' LIMIT 1 FOR UPDATE SKIP LOCKED)`,
@@ -366,5 +387,25 @@ func TestEvidence(t *testing.T) {
 	}
 	if tb.Takeover == nil || tb.Takeover.Stmt != 0 {
 		t.Errorf("takeover = %+v, want the first statement", tb.Takeover)
+	}
+}
+
+// TestRenewedBy checks the columns by which a renewal names its rows.
+func TestRenewedBy(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want string
+	}{
+		{`UPDATE leases SET exp = $1 WHERE name = $2 AND key = $3 AND exp > $4`, "name key"},
+		{`UPDATE messages SET timeout = now() + interval '1 minute' WHERE id = $1 AND timeout > now()`, "id"},
+	} {
+		s := infer(t, tc.sql)
+		var got []string
+		for _, l := range s.Leases() {
+			got = append(got, l.RenewedBy...)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: renewed by %q, want %q", tc.sql, got, tc.want)
+		}
 	}
 }

@@ -16,13 +16,14 @@ import (
 )
 
 type Lessor struct {
-	db               *sql.DB
-	Table, Name, Exp string
+	db                    *sql.DB
+	Table, Name, Exp, Key string
 }
 
 func (l *Lessor) tableName() string { return or(l.Table, "leases") }
 func (l *Lessor) nameName() string  { return or(l.Name, "name") }
 func (l *Lessor) expName() string   { return or(l.Exp, "exp") }
+func (l *Lessor) keyName() string   { return or(l.Key, "key") }
 
 func or(s, def string) string {
 	if s == "" {
@@ -31,11 +32,19 @@ func or(s, def string) string {
 	return s
 }
 
+// Acquire takes the lease named name until exp, with a random key: the
+// row that Renew extends, by name and key, is the one it inserts.
+func (l *Lessor) Acquire(ctx context.Context, name, key string, exp time.Time) error {
+	q := fmt.Sprintf(`INSERT INTO %s (%s, %s, %s) VALUES ($1, $2, $3)`, l.tableName(), l.nameName(), l.expName(), l.keyName())
+	_, err := l.db.ExecContext(ctx, q, name, exp, key) // want `INSERT into the table named by l.tableName\(\) sets the column named by l.expName\(\) from \$2, a time the process chose`
+	return err
+}
+
 // Renew extends the lease to exp, if it is still held by the process's
 // clock.
-func (l *Lessor) Renew(ctx context.Context, name string, exp time.Time) error {
-	q := fmt.Sprintf(`UPDATE %s SET %s = $1 WHERE %s = $2 AND %s > $3`, l.tableName(), l.expName(), l.nameName(), l.expName())
-	res, err := l.db.ExecContext(ctx, q, exp, name, time.Now()) // want `UPDATE of the table named by l.tableName\(\) sets the column named by l.expName\(\) from \$1, a time the process chose` `UPDATE of the table named by l.tableName\(\) tests the column named by l.expName\(\) against \$3, a time the process chose`
+func (l *Lessor) Renew(ctx context.Context, name, key string, exp time.Time) error { // want Renew:"renews a lease"
+	q := fmt.Sprintf(`UPDATE %s SET %s = $1 WHERE %s = $2 AND %s = $3 AND %s > $4`, l.tableName(), l.expName(), l.nameName(), l.keyName(), l.expName())
+	res, err := l.db.ExecContext(ctx, q, exp, name, key, time.Now()) // want `UPDATE of the table named by l.tableName\(\) sets the column named by l.expName\(\) from \$1, a time the process chose` `UPDATE of the table named by l.tableName\(\) tests the column named by l.expName\(\) against \$4, a time the process chose`
 	if err != nil {
 		return err
 	}
@@ -63,9 +72,9 @@ func (l *Lessor) Release(ctx context.Context, name string) error {
 	return err
 }
 
-// ok: an insert of a row with no holder column the rule knows: no
-// acquisition it judges.
-func (l *Lessor) Acquire(ctx context.Context, name string, exp time.Time) error {
+// ok: an insert of a row without the key by which Renew names its rows:
+// a row no one holds yet, no acquisition the rule judges.
+func (l *Lessor) Add(ctx context.Context, name string, exp time.Time) error {
 	_, err := l.db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (%s, %s) VALUES ($1, $2)`, l.tableName(), l.nameName(), l.expName()), name, exp)
 	return err
 }
