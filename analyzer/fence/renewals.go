@@ -184,14 +184,17 @@ func returned(v ssa.Value) bool {
 	if v == nil {
 		return false
 	}
-	for _, r := range *v.Referrers() {
+	carries := func(r ssa.Instruction) bool {
+		switch r.(type) {
+		case *ssa.Phi, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
+			return true
+		}
+		return false
+	}
+	return walkUses(v, carries, func(r ssa.Instruction, _ ssa.Value) bool {
 		switch r := r.(type) {
 		case *ssa.Return:
 			return true
-		case *ssa.Phi, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
-			if returned(r.(ssa.Value)) {
-				return true
-			}
 		case *ssa.Store:
 			// An argument of fmt.Errorf or errors.Join, in its variadic
 			// array: the call's error is the wrapped one.
@@ -207,8 +210,8 @@ func returned(v ssa.Value) bool {
 				}
 			}
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func) {
@@ -252,52 +255,42 @@ func renewalName(obj *types.Func) string {
 // which a nil test finds it set, and whether it goes anywhere but a nil
 // test, a log line or a message (handled).
 func errorUses(v ssa.Value) (failures []*ssa.BasicBlock, handled bool) {
-	seen := make(map[ssa.Value]bool)
-	var visit func(v ssa.Value) bool
-	visit = func(v ssa.Value) bool {
-		if seen[v] {
-			return false
-		}
-		seen[v] = true
-		for _, r := range *v.Referrers() {
-			switch r := r.(type) {
-			case *ssa.DebugRef:
-			case *ssa.BinOp:
-				if (r.Op != token.EQL && r.Op != token.NEQ) || !isNil(r.X) && !isNil(r.Y) {
-					return true
-				}
-				for _, u := range *r.Referrers() {
-					switch u := u.(type) {
-					case *ssa.If:
-						edge := 0 // err != nil: the true edge
-						if r.Op == token.EQL {
-							edge = 1
-						}
-						failures = append(failures, u.Block().Succs[edge])
-					case *ssa.DebugRef:
-					default:
-						return true // the test's result goes further
-					}
-				}
-			case *ssa.MakeInterface, *ssa.ChangeType, *ssa.ChangeInterface:
-				if visit(r.(ssa.Value)) {
-					return true
-				}
-			case *ssa.Store:
-				if !intoVarargs(r) {
-					return true
-				}
-			case *ssa.Call:
-				if !printed(r, v) {
-					return true
-				}
-			default:
-				return true
-			}
+	carries := func(r ssa.Instruction) bool {
+		switch r.(type) {
+		case *ssa.MakeInterface, *ssa.ChangeType, *ssa.ChangeInterface:
+			return true
 		}
 		return false
 	}
-	handled = visit(v)
+	handled = walkUses(v, carries, func(r ssa.Instruction, v ssa.Value) bool {
+		switch r := r.(type) {
+		case *ssa.DebugRef:
+		case *ssa.BinOp:
+			if (r.Op != token.EQL && r.Op != token.NEQ) || !isNil(r.X) && !isNil(r.Y) {
+				return true
+			}
+			for _, u := range *r.Referrers() {
+				switch u := u.(type) {
+				case *ssa.If:
+					edge := 0 // err != nil: the true edge
+					if r.Op == token.EQL {
+						edge = 1
+					}
+					failures = append(failures, u.Block().Succs[edge])
+				case *ssa.DebugRef:
+				default:
+					return true // the test's result goes further
+				}
+			}
+		case *ssa.Store:
+			return !intoVarargs(r)
+		case *ssa.Call:
+			return !printed(r, v)
+		default:
+			return true
+		}
+		return false
+	})
 	return failures, handled
 }
 

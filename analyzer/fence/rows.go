@@ -91,36 +91,56 @@ type rowsFlow struct {
 // call outside the package, a return, a store), which count as checks.
 func (f *rowsFlow) checks(v ssa.Value) []ssa.Instruction {
 	var out []ssa.Instruction
+	carries := func(r ssa.Instruction) bool {
+		switch r.(type) {
+		case *ssa.Phi, *ssa.MakeInterface, *ssa.ChangeType:
+			return true
+		}
+		return false
+	}
+	walkUses(v, carries, func(r ssa.Instruction, v ssa.Value) bool {
+		switch r := r.(type) {
+		case *ssa.Store:
+			if !intoVarargs(r) {
+				out = append(out, r)
+			}
+		case *ssa.Return, *ssa.MapUpdate, *ssa.Send:
+			out = append(out, r)
+		case ssa.CallInstruction:
+			if f.passes(r, v) {
+				out = append(out, r)
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// walkUses calls use with each instruction that refers to v, or to a
+// value that carries v on unchanged (a referrer for which carries is
+// true: a φ, a conversion, an interface made of it), and the value it
+// refers to; each value is followed once. It stops and returns true as
+// soon as use returns true.
+func walkUses(v ssa.Value, carries func(ssa.Instruction) bool, use func(r ssa.Instruction, v ssa.Value) bool) bool {
 	seen := make(map[ssa.Value]bool)
-	var visit func(v ssa.Value)
-	visit = func(v ssa.Value) {
+	var visit func(v ssa.Value) bool
+	visit = func(v ssa.Value) bool {
 		if seen[v] {
-			return
+			return false
 		}
 		seen[v] = true
 		for _, r := range *v.Referrers() {
-			switch r := r.(type) {
-			case *ssa.Phi:
-				visit(r)
-			case *ssa.MakeInterface:
-				visit(r)
-			case *ssa.ChangeType:
-				visit(r)
-			case *ssa.Store:
-				if !intoVarargs(r) {
-					out = append(out, r)
+			if carries(r) {
+				if visit(r.(ssa.Value)) {
+					return true
 				}
-			case *ssa.Return, *ssa.MapUpdate, *ssa.Send:
-				out = append(out, r)
-			case ssa.CallInstruction:
-				if f.passes(r, v) {
-					out = append(out, r)
-				}
+			} else if use(r, v) {
+				return true
 			}
 		}
+		return false
 	}
-	visit(v)
-	return out
+	return visit(v)
 }
 
 // passes reports whether instr, which takes v, checks v's rows affected:
@@ -170,39 +190,29 @@ func intoVarargs(st *ssa.Store) bool {
 // compared reports whether the count v is compared, or goes where this
 // cannot follow.
 func compared(v ssa.Value) bool {
-	seen := make(map[ssa.Value]bool)
-	var visit func(v ssa.Value) bool
-	visit = func(v ssa.Value) bool {
-		if seen[v] {
-			return false
-		}
-		seen[v] = true
-		for _, r := range *v.Referrers() {
-			switch r := r.(type) {
-			case *ssa.BinOp:
-				switch r.Op {
-				case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
-					return true
-				}
-			case *ssa.Extract:
-				if r.Index == 0 && visit(r) {
-					return true
-				}
-			case *ssa.Phi:
-				if visit(r) {
-					return true
-				}
-			case *ssa.Convert:
-				if visit(r) {
-					return true
-				}
-			case *ssa.Return, *ssa.Store, ssa.CallInstruction:
-				return true
-			}
+	carries := func(r ssa.Instruction) bool {
+		switch r := r.(type) {
+		case *ssa.Extract:
+			return r.Index == 0 // the count of (n, err)
+		case *ssa.Phi, *ssa.Convert:
+			return true
 		}
 		return false
 	}
-	return visit(v)
+	return walkUses(v, carries, func(r ssa.Instruction, _ ssa.Value) bool {
+		switch r := r.(type) {
+		case *ssa.BinOp:
+			switch r.Op {
+			case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+				return true
+			}
+		case *ssa.Extract:
+			return false // the error of (n, err)
+		case *ssa.Return, *ssa.Store, ssa.CallInstruction:
+			return true
+		}
+		return false
+	})
 }
 
 // used reports whether anything but debug information refers to v.
