@@ -229,7 +229,7 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 	}
 
 	// 6. Renewals whose failure the holder does not act on.
-	c.checkRenewalFailures(funcs, c.renewers(funcs, sites))
+	c.checkRenewalFailures(funcs, c.renewers(funcs, sites), sites)
 	return sites
 }
 

@@ -108,8 +108,19 @@ func errorResult(sig *types.Signature) int {
 // whose renewal failed may have lost the lease, and the work it guards
 // goes on unguarded. A failure that is returned, stored, sent, handed to
 // code of the package, or on whose path the function returns, panics,
-// cancels or changes state counts as handled.
-func (c *checker) checkRenewalFailures(funcs []*ssa.Function, local map[*types.Func]bool) {
+// cancels or changes state counts as handled. So does a renewal's own
+// error where the function that sends it does not return it (a heartbeat
+// goroutine that renews in a loop).
+func (c *checker) checkRenewalFailures(funcs []*ssa.Function, local map[*types.Func]bool, sites []*site) {
+	for _, s := range sites {
+		call, ok := s.call.(*ssa.Call)
+		if !ok || c.skipped(call.Pos()) || !slices.ContainsFunc(s.stmts, func(ss sent) bool { return ss.st.renews }) {
+			continue
+		}
+		if err := failure(call, s.fn); err != nil && used(err) && !returned(err) {
+			c.checkRenewalFailure(call, s.fn, "this renewal")
+		}
+	}
 	for _, fn := range funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -121,7 +132,7 @@ func (c *checker) checkRenewalFailures(funcs []*ssa.Function, local map[*types.F
 				if obj == nil || !c.renewer(obj, local) {
 					continue
 				}
-				c.checkRenewalFailure(call, obj)
+				c.checkRenewalFailure(call, obj, "renewal "+renewalName(obj))
 			}
 		}
 	}
@@ -214,11 +225,13 @@ func returned(v ssa.Value) bool {
 	})
 }
 
-func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func) {
+// checkRenewalFailure reports call, a call of obj that renews a lease,
+// named in the message as name, if its failure is discarded or only
+// logged.
+func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func, name string) {
 	err := failure(call, obj)
-	name := renewalName(obj)
 	if err == nil || !used(err) {
-		c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of renewal %s is discarded: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name)})
+		c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of %s is discarded: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name)})
 		return
 	}
 	failures, handled := errorUses(err)
@@ -230,7 +243,7 @@ func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func) {
 			return
 		}
 	}
-	c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of renewal %s is only logged: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name)})
+	c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of %s is only logged: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name)})
 }
 
 // renewalName names a renewer as its caller wrote it: store.LockStore.UpdateLease.

@@ -11,6 +11,7 @@ package released
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 var db *sql.DB
@@ -51,6 +52,48 @@ func HeartbeatChecked(ctx context.Context, storage string) (bool, error) { // wa
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+// HeartbeatLoop renews the claim until stop; a failed renewal ends the
+// loop and tells no one, while the caller goes on cleaning.
+func HeartbeatLoop(ctx context.Context, storage string, stop <-chan struct{}) {
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				res, err := db.ExecContext(ctx, renewSQL, storage) // want `the failure of this renewal is only logged`
+				if err != nil {
+					return
+				}
+				if n, _ := res.RowsAffected(); n != 1 {
+					return
+				}
+			}
+		}
+	}()
+}
+
+// ok: a failed renewal is sent to the caller, which stops cleaning.
+func HeartbeatLoopReported(ctx context.Context, storage string, lost chan<- error) {
+	go func() {
+		for range time.Tick(time.Second) {
+			res, err := db.ExecContext(ctx, renewSQL, storage)
+			if err != nil {
+				lost <- err
+				return
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				lost <- sql.ErrNoRows
+				return
+			}
+		}
+	}()
+}
+
+const renewSQL = `UPDATE storage_cleanups SET triggered_at = NOW() WHERE storage = $1 AND triggered_at > NOW() - INTERVAL '1 minute'`
 
 // ok: the release clears the claim.
 func Release(ctx context.Context, storage string) error {
