@@ -251,7 +251,7 @@ func (n *names) checkLeaseInsert(p *pgsql.Parsed, st *statement, s *pg_query.Ins
 			epochCol = i
 		}
 	}
-	if s.OnConflictClause == nil && !setsColumn(s.Cols, c.holder) && !(col >= 0 && n.insertsRenewed(s)) {
+	if s.OnConflictClause == nil && !setsColumn(s.Cols, c.holder) && (col < 0 || !n.insertsRenewed(s)) {
 		return // a row that nobody holds (a queued message): no acquisition
 	}
 	if oc := s.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING && col < 0 && epochCol < 0 && !setsColumn(s.Cols, c.holder) {
