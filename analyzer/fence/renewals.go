@@ -413,9 +413,36 @@ func reacts(start *ssa.BasicBlock) bool {
 }
 
 // harmless reports whether call neither reacts nor hands its result on:
-// it sleeps, prints, or returns a value that is only printed.
+// it sleeps, prints, rolls back the renewal's transaction, or returns a
+// value that is only printed.
 func harmless(call *ssa.Call) bool {
-	return waits(call.Common()) || printing(call.Common()) || used(call) && onlyPrinted(call)
+	return waits(call.Common()) || printing(call.Common()) || rollsBack(call.Common()) || used(call) && onlyPrinted(call)
+}
+
+// rollsBack reports whether common rolls a transaction back: its Rollback
+// method, or a function without results that the call which began the
+// transaction returned beside it (tx, commit, rollback, err :=
+// PrepareTx(…)). Cleaning up after a failed renewal is not acting on it.
+func rollsBack(common *ssa.CallCommon) bool {
+	if fn := sqlcall.Callee(common); fn != nil && fn.Name() == "Rollback" {
+		recv := fn.Signature().Recv()
+		return recv != nil && sqlcall.Transaction(recv.Type())
+	}
+	x, ok := common.Value.(*ssa.Extract)
+	if !ok || common.IsInvoke() || common.Signature().Results().Len() > 0 {
+		return false
+	}
+	begin, ok := x.Tuple.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	results := begin.Common().Signature().Results()
+	for i := range results.Len() {
+		if i != x.Index && sqlcall.Transaction(results.At(i).Type()) {
+			return true
+		}
+	}
+	return false
 }
 
 // waits reports whether common sleeps: a retry waits, it does not react.

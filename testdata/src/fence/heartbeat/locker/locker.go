@@ -6,6 +6,7 @@ package locker
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log"
@@ -150,4 +151,59 @@ func ownInterface(ctx context.Context, r Renewer, id int64) {
 	if err := r.UpdateLease(ctx, id, "h"); err != nil { // want `the failure of renewal locker.Renewer.UpdateLease is only logged`
 		log.Print(err)
 	}
+}
+
+// prepareTx begins a transaction and returns its commit and rollback
+// beside it, as some applications' transaction helpers do.
+func prepareTx(ctx context.Context, db *sql.DB) (*sql.Tx, func(context.Context) error, func(), error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tx, func(context.Context) error { return tx.Commit() }, func() { _ = tx.Rollback() }, nil
+}
+
+// extendInTx rolls back when the renewal fails, logs and goes on: the
+// rollback cleans up, it does not stop the work.
+func extendInTx(ctx context.Context, q *store.Queue, id int64) {
+	for range time.Tick(time.Second) {
+		tx, commit, rollback, err := prepareTx(ctx, q.DB)
+		if err != nil {
+			continue
+		}
+		if err := q.ExtendTx(ctx, tx, id); err != nil { // want `the failure of renewal store.Queue.ExtendTx is only logged`
+			rollback()
+			log.Print(err)
+			continue
+		}
+		_ = commit(ctx)
+	}
+}
+
+// The same with the transaction's own Rollback.
+func extendRolledBack(ctx context.Context, q *store.Queue, id int64) {
+	tx, err := q.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	if err := q.ExtendTx(ctx, tx, id); err != nil { // want `the failure of renewal store.Queue.ExtendTx is only logged`
+		_ = tx.Rollback()
+		log.Print(err)
+		return
+	}
+	_ = tx.Commit()
+}
+
+// ok: rolled back, and the work cancelled.
+func (l *Locker) extendCancelled(ctx context.Context, q *store.Queue, id int64) {
+	tx, err := q.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	if err := q.ExtendTx(ctx, tx, id); err != nil {
+		_ = tx.Rollback()
+		l.cancel()
+		return
+	}
+	_ = tx.Commit()
 }
