@@ -94,7 +94,34 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 	}
 	if sets {
 		n.checkRenewal(p, st, verb, s.Relation, s.WhereClause)
+		return
 	}
+	n.checkHolderWrite(p, st, verb, s)
+}
+
+// checkHolderWrite reports an UPDATE of a lease row's other columns (the
+// work that the lease guards: a job marked completed, an offset moved)
+// that names the row by a parameter and tests neither the holder, nor the
+// epoch, nor that the lease has not lapsed: a holder that has lost the
+// lease writes over its successor's row, and nothing tells it. A queue's
+// completion is checked apart (see checkCompletion).
+func (n *names) checkHolderWrite(p *pgsql.Parsed, st *statement, verb string, s *pg_query.UpdateStmt) {
+	rel := s.Relation.Relname
+	c := n.of(rel)
+	if c.holder == "" && c.epoch == "" || n.queued[rel] || setsColumn(s.TargetList, c.holder) || setsColumn(s.TargetList, c.epoch) {
+		return
+	}
+	tests := newTests(n, s.Relation)
+	tests.add(s.WhereClause)
+	if !tests.picks || tests.holder || tests.epoch || tests.clock != noClock || tests.maybe || tests.lapsed {
+		return
+	}
+	want := n.column(c.holder)
+	if c.holder == "" {
+		want = n.column(c.epoch)
+	}
+	st.problems = append(st.problems, problem{off: p.Orig(int(s.Relation.Location)),
+		msg: fmt.Sprintf("%s writes the lease row it names without testing %s or %s > clock_timestamp(): a holder that has lost the lease writes over its successor's row; test that it still holds it", verb, want, n.column(c.expiry))})
 }
 
 // checkRenewal checks the condition of a statement that extends the lease
