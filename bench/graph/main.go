@@ -38,7 +38,7 @@ func main() {
 	var roots []*depcheck.Root
 	var err error
 	if *withChecker {
-		roots, err = depcheck.Reference(dir, path, rules)
+		roots, err = depcheck.Reference(&depcheck.Config{Dir: dir, Tests: true}, []string{path}, rules)
 	} else {
 		roots, err = depcheck.Run(dir, path, nil, rules)
 	}

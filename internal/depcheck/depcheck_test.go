@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
@@ -152,7 +153,7 @@ func TestLikeChecker(t *testing.T) {
 				return depcheck.Run(dir, tc.path, nil, tc.analyzers)
 			})
 			want := findings(t, dir, tc.path, func() ([]*depcheck.Root, error) {
-				return depcheck.Reference(dir, tc.path, tc.analyzers)
+				return depcheck.Reference(&depcheck.Config{Dir: dir, Tests: true}, []string{tc.path}, tc.analyzers)
 			})
 			if !slices.Equal(got, want) {
 				t.Errorf("depcheck:\n%s\nchecker.Analyze:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -160,6 +161,113 @@ func TestLikeChecker(t *testing.T) {
 			for _, m := range tc.must {
 				if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, m) }) {
 					t.Errorf("no finding %q among:\n%s", m, strings.Join(got, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// views reports, in each package that imports example.com/dc/p, whether
+// the p it sees is p's test variant, which declares FromTest.
+var views = &analysis.Analyzer{
+	Name: "views",
+	Doc:  "reports which p a package sees",
+	Run: func(pass *analysis.Pass) (any, error) {
+		for _, imp := range pass.Pkg.Imports() {
+			if imp.Path() == "example.com/dc/p" {
+				pass.Reportf(pass.Files[0].Package, "sees p with FromTest: %t", imp.Scope().Lookup("FromTest") != nil)
+			}
+		}
+		return nil, nil
+	},
+}
+
+// TestSeveralRoots checks that Analyze serves several roots in one graph,
+// with test variants or without, and with build tags, as checker.Analyze
+// does given the same packages: the same findings, the roots in the same
+// order, and each package analysed once. p and v share their imports; v imports p and q
+// from export data while p's external test imports p and q compiled
+// again for p's test (one package at a time, v's turn comes after q's
+// test variant is done); and r is both a root and an import of p.
+func TestSeveralRoots(t *testing.T) {
+	dir := filepath.Join(testdir.Root(), "depcheck")
+	for _, tc := range []struct {
+		name    string
+		paths   []string
+		tests   bool
+		workers int
+		roots   []string // IDs, in order
+		must    []string
+		flags   []string // build flags
+	}{
+		{"tests", []string{"example.com/dc/p", "example.com/dc/v"}, true, 0, []string{
+			"example.com/dc/p", "example.com/dc/v", "example.com/dc/p [example.com/dc/p.test]", "example.com/dc/p_test [example.com/dc/p.test]",
+		}, []string{
+			"example.com/dc/v v/v.go:12:32: env: call reaches example.com/dc/q.F <- example.com/dc/p.G <- os.Getenv",
+			"example.com/dc/v v/v.go:4:1: views: sees p with FromTest: false",
+			"example.com/dc/p_test [example.com/dc/p.test] p/x_test.go:13:38: env: call reaches example.com/dc/q.F <- example.com/dc/p.G <- os.Getenv",
+			"example.com/dc/p_test [example.com/dc/p.test] p/x_test.go:1:1: views: sees p with FromTest: true",
+		}, nil},
+		{"tests, one package at a time", []string{"example.com/dc/p", "example.com/dc/v"}, true, 1, []string{
+			"example.com/dc/p", "example.com/dc/v", "example.com/dc/p [example.com/dc/p.test]", "example.com/dc/p_test [example.com/dc/p.test]",
+		}, []string{
+			"example.com/dc/v v/v.go:4:1: views: sees p with FromTest: false",
+			"example.com/dc/p_test [example.com/dc/p.test] p/x_test.go:1:1: views: sees p with FromTest: true",
+		}, nil},
+		{"no tests", []string{"example.com/dc/p", "example.com/dc/r"}, false, 0, []string{
+			"example.com/dc/r", "example.com/dc/p",
+		}, []string{
+			"example.com/dc/r r/r.go:7:26: env: call reaches example.com/dc/s.Env <- os.Getenv",
+			"example.com/dc/p p/p.go:17:26: env: call reaches example.com/dc/r.X <- example.com/dc/s.Env <- os.Getenv",
+		}, nil},
+		{"build tags", []string{"example.com/dc/p", "example.com/dc/r"}, false, 0, []string{
+			"example.com/dc/r", "example.com/dc/p",
+		}, []string{
+			"example.com/dc/r r/tagged.go:8:31: env: call reaches example.com/dc/s.Env <- os.Getenv",
+		}, []string{"-tags=dctagged"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			analyzers := []*analysis.Analyzer{env, views}
+			cfg := &depcheck.Config{Dir: dir, Tests: tc.tests, Workers: tc.workers, BuildFlags: tc.flags}
+			analysed := make(map[string]int)
+			cfg.Done = func(id string, _ time.Duration) { analysed[id]++ }
+			var ids, refIDs []string
+			got := findings(t, dir, strings.Join(tc.paths, " "), func() ([]*depcheck.Root, error) {
+				roots, err := depcheck.Analyze(cfg, tc.paths, analyzers)
+				for _, r := range roots {
+					ids = append(ids, r.ID)
+				}
+				return roots, err
+			})
+			want := findings(t, dir, strings.Join(tc.paths, " "), func() ([]*depcheck.Root, error) {
+				roots, err := depcheck.Reference(cfg, tc.paths, analyzers)
+				for _, r := range roots {
+					refIDs = append(refIDs, r.ID)
+				}
+				return roots, err
+			})
+			if !slices.Equal(got, want) {
+				t.Errorf("depcheck:\n%s\nchecker.Analyze:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if !slices.Equal(ids, tc.roots) || !slices.Equal(refIDs, tc.roots) {
+				t.Errorf("roots %q, checker.Analyze's %q; want %q", ids, refIDs, tc.roots)
+			}
+			for _, m := range tc.must {
+				if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, m+" (") }) {
+					t.Errorf("no finding %q among:\n%s", m, strings.Join(got, "\n"))
+				}
+			}
+			for id, n := range analysed {
+				if n != 1 {
+					t.Errorf("%s analysed %d times", id, n)
+				}
+				if !tc.tests && strings.Contains(id, ".test]") {
+					t.Errorf("%s analysed without tests", id)
+				}
+			}
+			for _, shared := range []string{"example.com/dc/s", "os"} {
+				if analysed[shared] != 1 {
+					t.Errorf("%s, which both roots import, analysed %d times, want once", shared, analysed[shared])
 				}
 			}
 		})

@@ -84,9 +84,7 @@ func (g *graph) analyse(n *node) error {
 	}
 	n.facts = p.export()
 	if n.keep {
-		g.types.Lock()
-		g.types.pkgs[n.path()] = p.tpkg
-		g.types.Unlock()
+		n.tpkg = p.tpkg // read by its importers, which run after it
 	}
 	return nil
 }
@@ -138,8 +136,8 @@ func (p *pass) check() ([]*ast.File, *types.Info, error) {
 func (p *pass) Import(path string) (*types.Package, error) { return p.ImportFrom(path, "", 0) }
 
 // ImportFrom implements types.ImporterFrom: the package that n's import
-// path resolves to, from source if it is a test variant, else from its
-// export data.
+// path resolves to, as type-checked from source if it is a test variant,
+// else from its export data.
 func (p *pass) ImportFrom(path, _ string, _ types.ImportMode) (*types.Package, error) {
 	if path == "unsafe" {
 		return types.Unsafe, nil
@@ -152,11 +150,17 @@ func (p *pass) ImportFrom(path, _ string, _ types.ImportMode) (*types.Package, e
 	if m == nil {
 		return nil, fmt.Errorf("%s is not among %s's imports", id, p.n.ImportPath)
 	}
+	if m.ForTest != "" {
+		if m.tpkg == nil {
+			return nil, fmt.Errorf("%s was not type-checked before %s", id, p.n.ImportPath)
+		}
+		return m.tpkg, nil
+	}
 	u := &p.g.types
 	u.Lock()
 	defer u.Unlock()
 	if pkg := u.pkgs[m.path()]; pkg != nil && pkg.Complete() {
-		return pkg, nil // read before, or a test variant
+		return pkg, nil // read before
 	}
 	if m.Export == "" {
 		return nil, fmt.Errorf("no export data for %s", id)

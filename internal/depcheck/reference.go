@@ -3,18 +3,20 @@ package depcheck
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 )
 
-// Reference analyses what Run analyses the way drivers commonly do, with
-// go/packages' LoadAllSyntax and checker.Analyze: the whole graph loaded
-// from source and held until the analyzers end. It is what Run is checked
-// against (this package's tests) and measured against (bench/graph.sh).
-func Reference(dir, path string, analyzers []*analysis.Analyzer) ([]*Root, error) {
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax, Dir: dir, Tests: true}, path)
+// Reference analyses what Analyze analyses the way drivers commonly do,
+// with go/packages' LoadAllSyntax and checker.Analyze: the whole graph
+// loaded from source and held until the analyzers end. It is what Analyze
+// is checked against (this package's tests) and measured against
+// (bench/graph.sh). Of cfg it reads Dir, Tests and BuildFlags.
+func Reference(cfg *Config, paths []string, analyzers []*analysis.Analyzer) ([]*Root, error) {
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax, Dir: cfg.Dir, Tests: cfg.Tests, BuildFlags: cfg.BuildFlags}, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +27,7 @@ func Reference(dir, path string, analyzers []*analysis.Analyzer) ([]*Root, error
 		}
 	})
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("loading %s: %w", path, errors.Join(errs...))
+		return nil, fmt.Errorf("loading %s: %w", paths, errors.Join(errs...))
 	}
 	graph, err := checker.Analyze(analyzers, pkgs, nil)
 	if err != nil {
@@ -38,7 +40,7 @@ func Reference(dir, path string, analyzers []*analysis.Analyzer) ([]*Root, error
 			return nil, fmt.Errorf("%s: %w", act, act.Err)
 		}
 		p := act.Package
-		if p.ID == path+".test" {
+		if slices.ContainsFunc(paths, func(path string) bool { return p.ID == path+".test" }) {
 			continue // go test's generated main
 		}
 		r := byID[p.ID]
