@@ -3,6 +3,7 @@ module github.com/leaseguard/leaseguard
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/golangci/plugin-module-register v0.1.2
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/pganalyze/pg_query_go/v6 v6.2.5

@@ -121,6 +121,8 @@ func TestDrivers(t *testing.T) {
 		// A flag that only the in-process checker has keeps the run in
 		// process, not through go vet: the same findings.
 		{"standalone in process", []string{binary, "-test", "./..."}, 3},
+		{"standalone in process without tests", []string{binary, "-test=false", "./..."}, 3},
+		{"standalone in process, -diff without -fix", []string{binary, "-diff", "./..."}, 3},
 		{"go vet -vettool", []string{"go", "vet", "-vettool=" + binary, "./..."}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,8 +160,14 @@ func TestFlagsReachTheRules(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
+	for _, args := range [][]string{{"-json", "./..."}, {"-json", "-test=false", "./..."}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { testJSON(t, args) })
+	}
+}
+
+func testJSON(t *testing.T, args []string) {
 	dir := example(t)
-	r := run(t, dir, binary, "-json", "./...")
+	r := run(t, dir, binary, args...)
 	if r.code != 0 {
 		t.Fatalf("-json exit code %d, want 0\n%s", r.code, r.stderr)
 	}
@@ -186,6 +194,77 @@ func TestJSON(t *testing.T) {
 	}
 	if len(distinct) != len(wantExample) {
 		t.Errorf("%d distinct diagnostics in JSON, want %d", len(distinct), len(wantExample))
+	}
+}
+
+// TestContext runs -c, which prints the lines of each finding and of its
+// related positions with that many lines around them.
+func TestContext(t *testing.T) {
+	dir := example(t)
+	r := run(t, dir, binary, "-c", "1", "-test=false", "./...")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	got := strings.ReplaceAll(r.stderr, dir+string(filepath.Separator), "")
+	for _, want := range []string{
+		wantExample[0] + "\n9\t\n10\t\t\"example.com/shop/explain\"\n11\t\t\"example.com/shop/metrics\"\n",
+		"lease/renew.go:11:12: \tthe SQL call\n10\tfunc Renew(",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("-c 1: no %q in\n%s", want, got)
+		}
+	}
+}
+
+// TestFix runs -fix on a copy of testdata/fix, whose lease package has two
+// fences without a row lock, each reported by the package and its test
+// variant with the same fix: -fix -diff prints the diff of what -fix
+// writes and writes nothing, -diff alone prints the findings, and -fix
+// writes lease.go.golden, after which there is nothing to report.
+func TestFix(t *testing.T) {
+	src := filepath.Join(testdir.Root(), "fix")
+	dir := t.TempDir()
+	for _, name := range []string{"go.mod", "lease/lease.go", "lease/lease_test.go"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "lease", "lease.go")
+	before, _ := os.ReadFile(file)
+	golden, err := os.ReadFile(filepath.Join(src, "lease", "lease.go.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := run(t, dir, binary, "-fix", "-diff", "./...")
+	header := "--- " + file + " (old)\n+++ " + file + " (new)\n@@ -14,7 +14,7 @@\n"
+	if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, header) || strings.Count(r.stdout, " FOR SHARE)") != 2 || strings.Count(r.stdout, "\n+") != 3 {
+		t.Errorf("-fix -diff: exit %d, want 0, a diff that adds FOR SHARE twice and nothing on stderr\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if now, _ := os.ReadFile(file); !bytes.Equal(now, before) {
+		t.Fatalf("-fix -diff changed %s", file)
+	}
+	r = run(t, dir, binary, "-diff", "./...")
+	if got := findings(r.stderr, dir); r.code != 3 || len(got) != 2 || r.stdout != "" {
+		t.Errorf("-diff without -fix: exit %d, findings %q; want 3 and the two unlocked fences", r.code, got)
+	}
+
+	r = run(t, dir, binary, "-fix", "./...")
+	if r.code != 0 || r.stdout+r.stderr != "" {
+		t.Errorf("-fix: exit %d, want 0 and no output\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if now, _ := os.ReadFile(file); !bytes.Equal(now, golden) {
+		t.Errorf("-fix wrote:\n%s\nwant lease.go.golden:\n%s", now, golden)
+	}
+	if r := run(t, dir, binary, "./..."); r.code != 0 || r.stderr != "" {
+		t.Errorf("after -fix: exit %d, want 0 and nothing to report\n%s", r.code, r.stderr)
 	}
 }
 
@@ -417,9 +496,9 @@ func TestExplain(t *testing.T) {
 // TestGoNameAim names in -fence.tables a Go field that does not exist, in
 // testdata/aim, where only the field that does exist makes an unfenced
 // insert a finding: every driver fails, each saying which setting and
-// value and what is missing. The standalone command stops with exit 2 and
-// one line, as for a bad flag; go vet fails on every run, a second one
-// from its cache included, and so does the in-process checker.
+// value and what is missing. The standalone command, through go vet or in
+// process, stops with exit 2 and one line, as for a bad flag; go vet
+// fails on every run, a second one from its cache included.
 func TestGoNameAim(t *testing.T) {
 	dir, err := filepath.Abs(filepath.Join(testdir.Root(), "aim"))
 	if err != nil {
@@ -439,6 +518,8 @@ func TestGoNameAim(t *testing.T) {
 		{"-json", bad, "./..."},
 		{"-format=sarif", bad, "./..."},
 		{"-format=sarif", "-test=false", bad, "./..."},
+		{"-test=false", bad, "./..."},
+		{"-fix", bad, "./..."},
 		{"-fence.table=example.com/aim/store.Table", "./..."},
 	} {
 		r := run(t, dir, binary, args...)
@@ -452,7 +533,6 @@ func TestGoNameAim(t *testing.T) {
 		}
 	}
 	for _, cmd := range [][]string{
-		{binary, "-test=false", bad, "./..."},
 		{"go", "vet", "-vettool=" + binary, bad, "./..."},
 		{"go", "vet", "-vettool=" + binary, bad, "./..."}, // from go vet's cache
 	} {

@@ -1,22 +1,30 @@
 // Package driver is the leaseguard command: under go vet -vettool it speaks
-// the unitchecker protocol; run directly, it loads packages by pattern and
-// analyzes them with facts, like any multichecker.
+// the unitchecker protocol; run directly, it lists the packages that the
+// patterns match, and analyses those that can have a finding with their
+// imports' facts.
 //
 // Run directly, it parses its arguments once into a plan (see parse),
 // lists the packages that the patterns match before loading any, and
-// analyses only those that can have a finding (see leaseRoots) with their
-// imports, through go vet where it can (see viaVet). Whichever analysed
-// them, the findings are read into one type (see finding), from which
-// text and SARIF are written.
+// analyses only those that can have a finding (see listRoots) with their
+// imports: through go vet (see viaVet), or, with a flag that go vet does
+// not have (-test, -fix, -diff, -c, -v, -debug, -tags, the profiles), in
+// this process, one package at a time with internal/depcheck, as the
+// golangci-lint plugin does (see runInProcess). Whichever analysed them,
+// the findings are read into one type (see finding), from which text,
+// JSON, SARIF and -fix's edits are written (see fixFiles). x/tools'
+// multichecker answers only what analyses nothing: help RULE, -flags and
+// -V, and a command line with no package.
 //
 // Exit codes, run directly: 0 no findings, 3 findings, 1 a tool error (a
-// package that does not compile, a pattern that matches nothing), 2 a bad
-// flag or a setting that aims at nothing (a -lease.packages pattern that
-// matches no package, a -fence.table Go name that does not resolve: see
-// badSettings). With -json findings are printed as JSON and the exit code is 0
-// unless the tool failed; so with -format sarif, which writes one SARIF
-// 2.1.0 run for GitHub code scanning. Under go vet, vet itself reports and sets the
-// exit code (1 with findings; 0 with go vet -json).
+// package that does not compile, a pattern that matches nothing,
+// conflicting fixes), 2 a bad flag or a setting that aims at nothing (a
+// -lease.packages pattern that matches no package, a -fence.table Go name
+// that does not resolve: see badSettings). With -json findings are
+// printed as JSON and the exit code is 0 unless the tool failed; so with
+// -format sarif, which writes one SARIF 2.1.0 run for GitHub code
+// scanning, and with -fix, which applies the findings' fixes instead of
+// printing them. Under go vet, vet itself reports and sets the exit code
+// (1 with findings; 0 with go vet -json).
 package driver
 
 import (
@@ -55,10 +63,11 @@ func Main() {
 }
 
 // standalone runs the command on args, the command line without the
-// program's name, and returns its exit code; where the arguments are the
-// checker's to judge (see errAsGiven) or only the in-process checker can
-// serve them, it hands them to the checker, which does not return.
-func standalone(args []string, cfg *config.Config, analyzers []*analysis.Analyzer) int {
+// program's name, and returns its exit code; where the arguments are
+// x/tools' multichecker's to answer (help RULE, -flags, -V, no package;
+// see errAsGiven), it hands them to it, which analyses nothing and does
+// not return.
+func standalone(args []string, cfg *config.Config, analyzers []*analysis.Analyzer) (code int) {
 	// -C dir, as the go command takes it, anywhere among the flags:
 	// change to dir before anything else, so that patterns are read in
 	// another module.
@@ -73,6 +82,9 @@ func standalone(args []string, cfg *config.Config, analyzers []*analysis.Analyze
 	explain(args)
 	checker := func(args []string) int {
 		os.Args = append(os.Args[:1], args...)
+		// A flag that it does not know (one of the command's, given
+		// with -flags) gets the flag package's one line, not its usage.
+		flag.Usage = func() {}
 		multichecker.Main(analyzers...)
 		return 1 // not reached
 	}
@@ -91,9 +103,11 @@ func standalone(args []string, cfg *config.Config, analyzers []*analysis.Analyze
 	}
 	// A bad flag value stops the command with one line that names the
 	// flag and the value (the flag's Set checks it), not the whole usage.
-	flag.Usage = quietUsage(flag.CommandLine, args)
 	p, err := parse(args, analyzers, os.Stderr)
 	switch {
+	case errors.Is(err, errHelp):
+		usage(os.Stderr, analyzers)
+		return 0
 	case errors.Is(err, errAsGiven):
 		return checker(args)
 	case errors.Is(err, errBadFlag):
@@ -103,10 +117,23 @@ func standalone(args []string, cfg *config.Config, analyzers []*analysis.Analyze
 		return 2
 	case p.format == "sarif":
 		return runSARIF(p, cfg, analyzers, os.Stdout, os.Stderr)
+	case p.inProcess != "":
+		stop, err := startProfiles(p.profiles)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
+			return 1
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
+				code = 1
+			}
+		}()
 	}
 	// Only the packages that can have a finding, and their imports (see
-	// leaseRoots), through go vet where it can (see viaVet).
-	roots, broken, ok, err := listRoots(p.patterns, p.tests, cfg.Lease.Packages)
+	// listRoots), through go vet unless a flag keeps the run in process
+	// (see viaVet and runInProcess).
+	roots, broken, err := listRoots(p.patterns, p.buildFlags, p.tests, cfg.Lease.Packages)
 	switch {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "leaseguard: %v\n", err)
@@ -116,15 +143,13 @@ func standalone(args []string, cfg *config.Config, analyzers []*analysis.Analyze
 			fmt.Fprintf(os.Stderr, "leaseguard: %s\n", e)
 		}
 		return 1
-	case !ok:
-		return checker(args) // it reports why the patterns cannot be listed
 	case len(roots) == 0:
 		if p.format == "json" {
-			fmt.Println("{}") // what the checker prints for no findings
+			fmt.Println("{}") // what go vet -json prints for no findings
 		}
 		return 0
 	case p.inProcess != "":
-		return checker(p.checkerArgs(roots))
+		return runInProcess(p, cfg, roots, os.Stdout, os.Stderr)
 	}
 	return viaVet(withNotes(p.vetFlags), roots, p.format == "json", os.Stdout, os.Stderr)
 }
@@ -148,32 +173,28 @@ func explain(args []string) {
 // standalone, leaseguard says when a lease package's writes went
 // unchecked, and does not count the note as a finding (see viaVet).
 func withNotes(flags []string) []string {
-	for _, f := range flags {
-		if name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "="); name == "lease.notes" {
-			return flags
-		}
+	if slices.ContainsFunc(flags, isFlag("lease.notes")) {
+		return flags
 	}
 	return append(slices.Clone(flags), "-lease.notes")
 }
 
-// quietUsage returns a usage function for fs that prints the flags only
-// when args ask for help (-h, -help); after a bad flag it prints nothing
-// beyond the flag package's one line.
-func quietUsage(fs *flag.FlagSet, args []string) func() {
-	return func() {
-		for _, a := range args {
-			if a == "--" || !strings.HasPrefix(a, "-") {
-				break
-			}
-			name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-			if name == "h" || name == "help" {
-				fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
-				fmt.Fprint(fs.Output(), helpText)
-				fs.PrintDefaults()
-				return
-			}
-		}
+// isFlag returns a function that reports whether an argument is the flag
+// name: -name or --name, bare or with =value.
+func isFlag(name string) func(arg string) bool {
+	return func(arg string) bool {
+		n, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		return strings.HasPrefix(arg, "-") && n == name
 	}
+}
+
+// usage writes what -h asks for: how to run it, what a run loads, and
+// every flag with its usage.
+func usage(w io.Writer, analyzers []*analysis.Analyzer) {
+	fmt.Fprint(w, "Usage of leaseguard:\n"+helpText)
+	fs := newFlagSet(analyzers)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 // helpText says, before the flags, how to run it and what a run loads.
@@ -194,6 +215,9 @@ Their imports are loaded for facts. Other packages of ./... are not
 type-checked, so their compile errors are not reported. A -lease.packages
 pattern that matches none of the packages named is looked up on its own,
 and what it names is analysed too; one that names no package is an error.
+The analysis goes through go vet, which caches its results; a flag that
+go vet does not have (-test, -fix, -diff, -c, -v, -debug, -tags, the
+profiles) keeps it in this process.
 Exit codes: 0 no findings, 3 findings, 1 a tool error, 2 a bad flag or a
 setting that aims at nothing.
 `
@@ -237,7 +261,9 @@ The command's own flags:
   -explain           also what the rules understood of each lease package
   -C dir             run in dir, as the go command does
   -V=full            the version
-  -h                 the usage and every flag, the checker's own included
+  -fix, -diff        apply the findings' suggested fixes, or print their diff
+  -test=false        leave test files out
+  -h                 the usage and every flag
 
 `+loadsText+`
 The rules' references: https://github.com/leaseguard/leaseguard#the-rules

@@ -3,11 +3,19 @@ package driver
 import (
 	"bytes"
 	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
+
 	"github.com/leaseguard/leaseguard/analyzer/config"
+	"github.com/leaseguard/leaseguard/internal/depcheck"
 )
 
 // tree is go vet -json's output for two units: a package and its test
@@ -68,7 +76,7 @@ func TestTreeFindings(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	fs, _ := treeFindings(readTree(t))
 	var b bytes.Buffer
-	n := writeText(&b, fs)
+	n := writeText(&b, fs, -1)
 	want := `/m/lease/lease.go:1:1: explain: 3 SQL calls read, 0 not
 /m/lease/lease.go:1:1: fence checked no write here
 /m/lease/renew.go:9:17: time.Now flows into an argument of ExecContext
@@ -81,6 +89,123 @@ func TestWriteText(t *testing.T) {
 	// The note and the explanation are printed, not counted.
 	if n != 2 {
 		t.Errorf("%d findings counted, want 2", n)
+	}
+}
+
+// TestWriteTextContext checks -c: each finding's and related position's
+// lines, from its position to its end, with that many lines around them,
+// numbered, as x/tools' checkers print them.
+func TestWriteTextContext(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "renew.go")
+	if err := os.WriteFile(file, []byte("package lease\n\nfunc a() {}\n\nfunc b() {\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs := []finding{
+		{Posn: file + ":5:1", End: file + ":6:2", Message: "b spans two lines", Related: []related{{Posn: file + ":1:1", End: file + ":1:8", Message: "the package"}}},
+		{Posn: file + ":3:1", Message: "no end", Category: "note"},
+	}
+	for _, tc := range []struct {
+		context int
+		want    string
+	}{
+		{-1, file + ":5:1: b spans two lines\n" + file + ":1:1: \tthe package\n" + file + ":3:1: no end\n"},
+		{0, file + ":5:1: b spans two lines\n5\tfunc b() {\n6\t}\n" +
+			file + ":1:1: \tthe package\n1\tpackage lease\n" +
+			file + ":3:1: no end\n3\tfunc a() {}\n"},
+		// The file ends in a newline: its last line is empty.
+		{1, file + ":5:1: b spans two lines\n4\t\n5\tfunc b() {\n6\t}\n7\t\n" +
+			file + ":1:1: \tthe package\n1\tpackage lease\n2\t\n" +
+			file + ":3:1: no end\n2\t\n3\tfunc a() {}\n4\t\n"},
+	} {
+		var b bytes.Buffer
+		if n := writeText(&b, fs, tc.context); n != 1 {
+			t.Errorf("-c %d: %d findings counted, want 1 (a note is not one)", tc.context, n)
+		}
+		if b.String() != tc.want {
+			t.Errorf("-c %d:\n%s\nwant:\n%s", tc.context, b.String(), tc.want)
+		}
+	}
+}
+
+// TestRootFindings checks the findings of a run in process: rule by rule
+// in the order of the rules, root by root, each once (a package and its
+// test variant report the same), none of an analyzer that the rules only
+// require, and each as go vet -json prints it, fixes included; and that
+// a fix whose edit ends before it starts is an error.
+func TestRootFindings(t *testing.T) {
+	dir := t.TempDir()
+	src := "package lease\n\nconst q = `SELECT 1 FROM worker_leases`\n"
+	name := filepath.Join(dir, "lease.go")
+	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	if _, err := parser.ParseFile(fset, name, src, 0); err != nil {
+		t.Fatal(err)
+	}
+	pos := func(off int) token.Pos { return fset.File(1).Pos(off) }
+	leaseA := &analysis.Analyzer{Name: "lease"}
+	fenceA := &analysis.Analyzer{Name: "fence"}
+	required := &analysis.Analyzer{Name: "lazyssa"}
+	sql := strings.Index(src, "`SELECT")
+	unlocked := analysis.Diagnostic{Pos: pos(sql), End: pos(sql + 28), Category: "fence", Message: "fence reads worker_leases without a row lock",
+		Related:        []analysis.RelatedInformation{{Pos: pos(sql + 1), Message: "in this SQL"}},
+		SuggestedFixes: []analysis.SuggestedFix{{Message: "Add FOR SHARE", TextEdits: []analysis.TextEdit{{Pos: pos(sql + 27), NewText: []byte(" FOR SHARE")}}}}}
+	directive := analysis.Diagnostic{Pos: pos(0), Category: "lease", Message: "malformed directive"}
+	roots := []*depcheck.Root{
+		{ID: "example.com/lease", Fset: fset, Diagnostics: []depcheck.Diagnostic{
+			{Analyzer: required, Diagnostic: analysis.Diagnostic{Pos: pos(0), Message: "not a rule's"}},
+			{Analyzer: fenceA, Diagnostic: unlocked},
+			{Analyzer: leaseA, Diagnostic: directive},
+		}},
+		{ID: "example.com/lease [example.com/lease.test]", Fset: fset, Diagnostics: []depcheck.Diagnostic{
+			{Analyzer: leaseA, Diagnostic: analysis.Diagnostic{Pos: pos(8), Category: "lease", Message: "in the test variant only"}},
+			{Analyzer: fenceA, Diagnostic: unlocked},
+		}},
+	}
+	fs, tree, err := rootFindings(roots, []*analysis.Analyzer{leaseA, fenceA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, strings.TrimPrefix(f.Posn, dir+string(filepath.Separator))+" "+f.rule()+": "+f.Message)
+	}
+	want := []string{
+		"lease.go:1:1 lease: malformed directive",
+		"lease.go:1:9 lease: in the test variant only",
+		"lease.go:3:11 fence: fence reads worker_leases without a row lock",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	f := fs[2]
+	wantFix := []suggestedFix{{Message: "Add FOR SHARE", Edits: []textEdit{{Filename: name, Start: sql + 27, End: sql + 27, New: " FOR SHARE", size: len(src)}}}}
+	if f.End != name+":3:39" || !reflect.DeepEqual(f.SuggestedFixes, wantFix) || len(f.Related) != 1 || f.Related[0].End != name+":3:12" {
+		t.Errorf("finding %+v", f)
+	}
+	if fs[0].End != fs[0].Posn {
+		t.Errorf("a finding without an end: end %q, want its position %q", fs[0].End, fs[0].Posn)
+	}
+	if n := len(tree["example.com/lease"]["fence"]) + len(tree["example.com/lease [example.com/lease.test]"]["fence"]); n != 2 {
+		t.Errorf("JSON tree: %d fence findings, want one per root: %+v", n, tree)
+	}
+	if _, ok := tree["example.com/lease"]["lazyssa"]; ok || len(tree) != 2 {
+		t.Errorf("JSON tree %+v, want two roots and no lazyssa", tree)
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"suggested_fixes":[{"message":"Add FOR SHARE","edits":[{"filename":`; !strings.Contains(string(data), want) {
+		t.Errorf("JSON %s, want %s…", data, want)
+	}
+
+	bad := unlocked
+	bad.SuggestedFixes = []analysis.SuggestedFix{{Message: "Backwards", TextEdits: []analysis.TextEdit{{Pos: pos(sql + 5), End: pos(sql), NewText: []byte("x")}}}}
+	roots[0].Diagnostics = []depcheck.Diagnostic{{Analyzer: fenceA, Diagnostic: bad}}
+	if _, _, err := rootFindings(roots[:1], []*analysis.Analyzer{fenceA}); err == nil || !strings.Contains(err.Error(), "fence suggests a fix that is not valid (Backwards)") {
+		t.Errorf("a fix that ends before it starts: error %v", err)
 	}
 }
 

@@ -3,11 +3,13 @@ package driver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
@@ -33,30 +35,22 @@ import (
 // package's import graph does. A package that is not kept is not
 // type-checked, so a compile error in it is not reported.
 
-// leaseRoots returns the import paths among the packages that patterns
+// listRoots returns the import paths among the packages that patterns
 // match that must be analysed (see above), in the listing's order, then
 // the packages that leases name outside them (see leasesElsewhere). The
-// listing is go list -find: names and files, without resolving imports,
-// which costs less than half of a plain go list on a large module. ok is false
-// when the listing failed, matched nothing, or a package in it has an error
-// (a file it cannot read): the patterns are then analysed as given, so
-// that the error is reported as it always was. A missing import is found
-// later, by the analysis of a package that has one. err says which of
-// leases matches no package at all.
-func leaseRoots(patterns []string, tests bool, leases config.Patterns) (roots []string, ok bool, err error) {
-	roots, broken, ok, err := listRoots(patterns, tests, leases)
-	return roots, ok && len(broken) == 0, err
-}
-
-// listRoots is leaseRoots, with the errors of the listed packages that
-// have one (broken): a directory or module that does not exist, a file
-// that cannot be read. ok is false when the listing failed or matched
-// nothing.
-func listRoots(patterns []string, tests bool, leases config.Patterns) (roots, broken []string, ok bool, err error) {
-	cmd := exec.Command("go", append([]string{"list", "-e", "-find", "-json=ImportPath,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Dir,Error", "--"}, patterns...)...)
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, nil, false, nil
+// listing is go list -find with buildFlags: names and files, without
+// resolving imports, which costs less than half of a plain go list on a
+// large module. broken says why there is nothing to analyse: the go
+// command's message when the listing failed, that the patterns matched no
+// package, or the error of each listed package that has one (a directory
+// or module that does not exist, a file that cannot be read). A missing
+// import is found later, by the analysis of a package that has one. err
+// says which of leases matches no package at all.
+func listRoots(patterns, buildFlags []string, tests bool, leases config.Patterns) (roots, broken []string, err error) {
+	args := append([]string{"list", "-e", "-find", "-json=ImportPath,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Dir,Error"}, buildFlags...)
+	out, listErr := exec.Command("go", append(append(args, "--"), patterns...)...).Output()
+	if listErr != nil {
+		return nil, goCommandError(listErr), nil
 	}
 	matcher := config.NewMatcher(leases)
 	var listed []string // the import paths listed, and of external test packages
@@ -70,7 +64,7 @@ func listRoots(patterns []string, tests bool, leases config.Patterns) (roots, br
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, nil, false, nil
+			return nil, []string{fmt.Sprintf("reading go list's output: %v", err)}, nil
 		}
 		if p.Error != nil {
 			broken = append(broken, p.Error.Err)
@@ -95,21 +89,36 @@ func listRoots(patterns []string, tests bool, leases config.Patterns) (roots, br
 		}
 	}
 	if len(broken) > 0 {
-		return nil, broken, true, nil
+		return nil, broken, nil
 	}
 	if len(listed) == 0 {
-		return nil, nil, false, nil
+		return nil, []string{strings.Join(patterns, " ") + " matched no packages"}, nil
 	}
 	elsewhere, err := leasesElsewhere(leases, listed)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, err
 	}
 	for _, path := range elsewhere {
 		if !slices.Contains(roots, path) {
 			roots = append(roots, path)
 		}
 	}
-	return roots, nil, true, nil
+	return roots, nil, nil
+}
+
+// goCommandError returns the lines of what the go command said on
+// stderr when it failed with err, without its "go: " prefix, or err
+// itself when it said nothing.
+func goCommandError(err error) []string {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || len(bytes.TrimSpace(exit.Stderr)) == 0 {
+		return []string{fmt.Sprintf("go list: %v", err)}
+	}
+	var lines []string
+	for line := range strings.Lines(string(bytes.TrimSpace(exit.Stderr))) {
+		lines = append(lines, strings.TrimPrefix(strings.TrimSuffix(line, "\n"), "go: "))
+	}
+	return lines
 }
 
 // leasesElsewhere returns the packages that the leases patterns name

@@ -12,17 +12,18 @@ import (
 	"golang.org/x/tools/go/analysis"
 )
 
-// A commandFlag is one of the command's own flags: the in-process
-// checker's (x/tools' checker, which the command runs when go vet cannot
-// serve it) and the command's output flags. The rules' settings are the
-// analyzers' flags (see config.Settings); -C and -explain are rewritten
-// before any flag is parsed (see cutChdir and explain).
+// A commandFlag is one of the command's own flags: those that only a run
+// in process has (see inprocess.go), which go vet does not, and the
+// output flags. The rules' settings are the analyzers' flags (see
+// config.Settings); -C and -explain are rewritten before any flag is
+// parsed (see cutChdir and explain).
 type commandFlag struct {
-	name string
-	kind flagKind
-	def  string // the default value, as the flag package would print it
-	// inProcess reports that only the in-process checker has the flag:
-	// given, the run stays in process rather than going through go vet.
+	name  string
+	kind  flagKind
+	def   string // the default value, as the flag package would print it
+	usage string // as -h prints it
+	// inProcess reports that only a run in process has the flag: given,
+	// the run stays in process rather than going through go vet.
 	inProcess bool
 	// sarif reports that the flag goes with -format sarif.
 	sarif bool
@@ -37,28 +38,37 @@ const (
 	bareFlag            // given bare or with any value: -V, -V=full
 )
 
+// noEffect is the usage of a flag that is accepted, so that scripts that
+// give it keep working, and does nothing.
+const noEffect = "no effect; accepted for scripts that give it (it keeps the run in process)"
+
 // commandFlags is the table of the command's own flags.
 var commandFlags = []commandFlag{
-	{name: "json", kind: boolFlag},
-	{name: "format", kind: stringFlag, sarif: true},
+	{name: "json", kind: boolFlag, usage: "print the findings as JSON on stdout, and exit 0 with findings"},
+	{name: "format", kind: stringFlag, sarif: true, usage: "sarif: print the findings as one SARIF 2.1.0 run on stdout, and exit 0 with findings"},
 	// Go vet always analyses test files: -test=false keeps the run in
 	// process, and so does -test given at all, which is how a run asks
-	// for the in-process checker.
-	{name: "test", kind: boolFlag, def: "true", inProcess: true, sarif: true},
-	{name: "fix", kind: boolFlag, inProcess: true},
-	{name: "diff", kind: boolFlag, inProcess: true},
-	{name: "source", kind: boolFlag, inProcess: true},
-	{name: "v", kind: boolFlag, inProcess: true},
-	{name: "all", kind: boolFlag, inProcess: true},
-	{name: "tags", kind: stringFlag, inProcess: true},
-	{name: "debug", kind: stringFlag, inProcess: true},
-	{name: "cpuprofile", kind: stringFlag, inProcess: true},
-	{name: "memprofile", kind: stringFlag, inProcess: true},
-	{name: "trace", kind: stringFlag, inProcess: true},
-	{name: "c", kind: intFlag, def: "-1", inProcess: true},
-	// What go vet asks a vet tool: the checker answers both.
-	{name: "flags", kind: boolFlag},
-	{name: "V", kind: bareFlag},
+	// to stay in process.
+	{name: "test", kind: boolFlag, def: "true", inProcess: true, sarif: true,
+		usage: "analyse test files too; given at all, the run is in process, and false leaves test files out"},
+	{name: "fix", kind: boolFlag, inProcess: true,
+		usage: "apply the findings' suggested fixes to the files instead of printing the findings; conflicting fixes stop it before any file is written"},
+	{name: "diff", kind: boolFlag, inProcess: true, usage: "with -fix, print a unified diff of what it would write, and write nothing"},
+	{name: "source", kind: boolFlag, inProcess: true, usage: noEffect},
+	{name: "v", kind: boolFlag, inProcess: true,
+		usage: "print on stderr what is analysed, how many packages and how long it took, and with -fix what was applied"},
+	{name: "all", kind: boolFlag, inProcess: true, usage: noEffect},
+	{name: "tags", kind: stringFlag, inProcess: true, usage: "comma-separated build tags for the go command's listing of the packages"},
+	{name: "debug", kind: stringFlag, inProcess: true,
+		usage: "debug letters: p analyses one package at a time, t prints the packages that took most of the time, v is -v; f and s have no effect"},
+	{name: "cpuprofile", kind: stringFlag, inProcess: true, usage: "write a CPU profile of the run to this file"},
+	{name: "memprofile", kind: stringFlag, inProcess: true, usage: "write a memory profile to this file at the end of the run"},
+	{name: "trace", kind: stringFlag, inProcess: true, usage: "write an execution trace of the run to this file"},
+	{name: "c", kind: intFlag, def: "-1", inProcess: true,
+		usage: "with `N` of 0 or more, print each finding's lines with N lines of context before and after them"},
+	// What go vet asks a vet tool: x/tools' multichecker answers both.
+	{name: "flags", kind: boolFlag, usage: "print the flags as JSON, as go vet asks a vet tool"},
+	{name: "V", kind: bareFlag, usage: "print the version (-V=full) and exit"},
 }
 
 // lookupFlag returns the command flag name, or nil.
@@ -73,27 +83,27 @@ func lookupFlag(name string) *commandFlag {
 
 // newFlagSet returns a flag set that knows every flag of a standalone
 // run: the analyzers' (each analyzer's name, and its settings bound to
-// its Flags, so that parsing sets them) and commandFlags. It prints
-// nothing.
+// its Flags, so that parsing sets them) and commandFlags, each with its
+// usage. It prints nothing.
 func newFlagSet(analyzers []*analysis.Analyzer) *flag.FlagSet {
 	fs := flag.NewFlagSet("leaseguard", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	for _, a := range analyzers {
-		fs.Var(new(boolValue), a.Name, "")
-		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, "") })
+		fs.Var(new(triState), a.Name, fmt.Sprintf("run the %s rule; given true for some rules, only those run, given false, all but those", a.Name))
+		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, f.Usage) })
 	}
 	for _, c := range commandFlags {
 		switch c.kind {
 		case boolFlag:
-			fs.Bool(c.name, c.def == "true", "")
+			fs.Bool(c.name, c.def == "true", c.usage)
 		case stringFlag:
-			fs.String(c.name, c.def, "")
+			fs.String(c.name, c.def, c.usage)
 		case intFlag:
 			n, _ := strconv.Atoi(c.def)
-			fs.Int(c.name, n, "")
+			fs.Int(c.name, n, c.usage)
 		case bareFlag:
-			fs.Var(new(boolValue), c.name, "")
+			fs.Var(new(boolValue), c.name, c.usage)
 		}
 	}
 	return fs
@@ -104,20 +114,34 @@ type plan struct {
 	format   string   // "" (text), "json" or "sarif"
 	tests    bool     // -test: analyse test files too (go vet always does)
 	patterns []string // the packages to analyse, as given
-	// checkerFlags are the flags given, as given, for the in-process
-	// checker: all but -json, -format and --.
-	checkerFlags []string
 	// vetFlags are the analyzers' flags given, as given, for go vet.
 	vetFlags []string
-	// inProcess is the first flag given that only the in-process
-	// checker has, or "".
+	// inProcess is the first flag given that only a run in process
+	// has, or "".
 	inProcess string
+	// rules are the analyzers whose findings a run in process reports:
+	// all, or those that their -NAME flags choose, as go vet chooses.
+	rules []*analysis.Analyzer
+	// What the flags that only a run in process has ask for.
+	fix, diff  bool
+	context    int      // -c: lines of context around a finding's; -1: none
+	verbose    bool     // -v, or v among -debug's letters
+	sequential bool     // p among -debug's letters
+	timing     bool     // t among -debug's letters
+	buildFlags []string // -tags, for the go command's listings
+	profiles   profiles
 }
 
-// errAsGiven says that arguments are left to the in-process checker as
-// they are: they ask for help, for the checker's flags or version, or
-// name no package.
+// profiles are the files that -cpuprofile, -memprofile and -trace name.
+type profiles struct{ cpu, mem, trace string }
+
+// errAsGiven says that arguments are left to x/tools' multichecker as
+// they are, which answers without analysing anything: they ask for the
+// flags as go vet does (-flags), the version (-V), or name no package.
 var errAsGiven = errors.New("arguments for the checker as given")
+
+// errHelp says that the arguments ask for the usage (-h, -help).
+var errHelp = errors.New("help requested")
 
 // errBadFlag says that a flag does not parse: the flag package has said
 // why, in one line.
@@ -125,14 +149,15 @@ var errBadFlag = errors.New("bad flag")
 
 // parse plans a standalone run of args (after cutChdir and explain),
 // setting the analyzers' flags as it goes. The error is errAsGiven,
-// errBadFlag (its line written to stderr), or one that the command prints
-// and exits 2 with: an output flag that does not go with another.
+// errHelp, errBadFlag (its line written to stderr), or one that the
+// command prints and exits 2 with: an output flag that does not go with
+// another.
 func parse(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (*plan, error) {
 	fs := newFlagSet(analyzers)
 	fs.SetOutput(stderr)
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
-		return nil, errAsGiven // the checker prints every flag
+		return nil, errHelp
 	case err != nil:
 		return nil, errBadFlag
 	case isTrue(fs, "flags") || given(fs, "V"):
@@ -162,21 +187,37 @@ func parse(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (*pl
 		case c.inProcess && p.inProcess == "":
 			p.inProcess = name
 		}
-		if c == nil || c.name != "json" && c.name != "format" {
-			p.checkerFlags = append(p.checkerFlags, group...)
-		}
 	}
+	p.rules = chosen(fs, analyzers)
+	p.fix, p.diff = isTrue(fs, "fix"), isTrue(fs, "diff")
+	p.context, _ = strconv.Atoi(fs.Lookup("c").Value.String())
+	debug := fs.Lookup("debug").Value.String()
+	p.verbose = isTrue(fs, "v") || strings.Contains(debug, "v")
+	p.sequential, p.timing = strings.Contains(debug, "p"), strings.Contains(debug, "t")
+	if tags := fs.Lookup("tags").Value.String(); tags != "" {
+		p.buildFlags = []string{"-tags=" + tags}
+	}
+	p.profiles = profiles{cpu: fs.Lookup("cpuprofile").Value.String(), mem: fs.Lookup("memprofile").Value.String(), trace: fs.Lookup("trace").Value.String()}
 	return p, nil
 }
 
-// checkerArgs returns the arguments for the in-process checker: the
-// flags, then the given packages.
-func (p *plan) checkerArgs(packages []string) []string {
-	out := slices.Clone(p.checkerFlags)
-	if p.format == "json" {
-		out = append(out, "-json")
+// chosen returns the analyzers that their -NAME flags in fs choose, as
+// go vet and x/tools' checkers choose them: those given true, if any;
+// else all but those given false.
+func chosen(fs *flag.FlagSet, analyzers []*analysis.Analyzer) []*analysis.Analyzer {
+	var on, off []*analysis.Analyzer
+	for _, a := range analyzers {
+		switch *fs.Lookup(a.Name).Value.(*triState) {
+		case setTrue:
+			on = append(on, a)
+		case setFalse:
+			off = append(off, a)
+		}
 	}
-	return append(append(out, "--"), packages...)
+	if len(on) > 0 {
+		return on
+	}
+	return slices.DeleteFunc(slices.Clone(analyzers), func(a *analysis.Analyzer) bool { return slices.Contains(off, a) })
 }
 
 // flagGroups splits args, flags that fs parses, into one group per flag:
@@ -214,7 +255,7 @@ func isTrue(fs *flag.FlagSet, name string) bool { return fs.Lookup(name).Value.S
 func isBool(fs *flag.FlagSet, name string) bool {
 	f := fs.Lookup(name)
 	if f == nil {
-		return true // unknown: the checker says so
+		return true // unknown: parse says so
 	}
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
@@ -252,6 +293,37 @@ func cutChdir(args []string, analyzers []*analysis.Analyzer) (rest []string, dir
 	}
 	return rest, dir, nil
 }
+
+// A triState is a bool flag that knows whether it was given: an
+// analyzer's -NAME.
+type triState int
+
+const (
+	unset triState = iota
+	setTrue
+	setFalse
+)
+
+func (t *triState) String() string {
+	if t != nil && *t == setFalse {
+		return "false"
+	}
+	return "true"
+}
+
+func (t *triState) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	*t = setFalse
+	if b {
+		*t = setTrue
+	}
+	return nil
+}
+
+func (t *triState) IsBoolFlag() bool { return true }
 
 // boolValue is a flag that may be given bare, or with any value (-V=full).
 type boolValue struct{ set bool }

@@ -23,13 +23,12 @@ func TestParse(t *testing.T) {
 			want: plan{tests: true, patterns: []string{"./..."}},
 		},
 		{
-			// A setting's value in the next argument stays with it, for
-			// go vet and for the checker alike; -json is the command's.
+			// A setting's value in the next argument stays with it; -json
+			// is the command's.
 			args: []string{"-fence.table", "leases", "-json", "-imports.strict", "./a", "./b"},
 			want: plan{
 				format: "json", tests: true, patterns: []string{"./a", "./b"},
-				checkerFlags: []string{"-fence.table", "leases", "-imports.strict"},
-				vetFlags:     []string{"-fence.table", "leases", "-imports.strict"},
+				vetFlags: []string{"-fence.table", "leases", "-imports.strict"},
 			},
 		},
 		{
@@ -40,28 +39,26 @@ func TestParse(t *testing.T) {
 		{
 			// An analyzer's own flag goes to go vet as it is.
 			args: []string{"-clock", "./..."},
-			want: plan{tests: true, patterns: []string{"./..."}, checkerFlags: []string{"-clock"}, vetFlags: []string{"-clock"}},
+			want: plan{tests: true, patterns: []string{"./..."}, vetFlags: []string{"-clock"}},
 		},
 		{
-			// A flag that only the checker has keeps the run in process,
-			// and goes to no go vet.
+			// A flag that only a run in process has keeps the run in
+			// process, and goes to no go vet.
 			args: []string{"-c", "2", "-fix", "-lease.notes", "./..."},
 			want: plan{
 				tests: true, patterns: []string{"./..."}, inProcess: "c",
-				checkerFlags: []string{"-c", "2", "-fix", "-lease.notes"},
-				vetFlags:     []string{"-lease.notes"},
+				vetFlags: []string{"-lease.notes"},
 			},
 		},
 		{
 			args: []string{"-test=false", "./..."},
-			want: plan{patterns: []string{"./..."}, inProcess: "test", checkerFlags: []string{"-test=false"}},
+			want: plan{patterns: []string{"./..."}, inProcess: "test"},
 		},
 		{
 			args: []string{"-format", "sarif", "-test=false", "-fence.tables=orders", "./..."},
 			want: plan{
 				format: "sarif", patterns: []string{"./..."}, inProcess: "test",
-				checkerFlags: []string{"-test=false", "-fence.tables=orders"},
-				vetFlags:     []string{"-fence.tables=orders"},
+				vetFlags: []string{"-fence.tables=orders"},
 			},
 		},
 		{args: []string{"-format=sarif", "-json", "./..."}, err: "-format sarif and -json do not go together"},
@@ -73,8 +70,9 @@ func TestParse(t *testing.T) {
 		// TestParseBadFlag).
 		{args: []string{"-nosuch", "./..."}, err: errBadFlag.Error()},
 		{args: []string{"-format=sarif", "-fence.expiry-column", "a b", "./..."}, err: errBadFlag.Error()},
-		// Left to the checker: help, go vet's questions, no package.
-		{args: []string{"-h"}, err: errAsGiven.Error()},
+		// The usage; left to the checker: go vet's questions, no package.
+		{args: []string{"-h"}, err: errHelp.Error()},
+		{args: []string{"-help", "./..."}, err: errHelp.Error()},
 		{args: []string{"-json"}, err: errAsGiven.Error()},
 		{args: []string{"-flags"}, err: errAsGiven.Error()},
 		{args: []string{"-V=full"}, err: errAsGiven.Error()},
@@ -86,7 +84,7 @@ func TestParse(t *testing.T) {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)
 				}
-				for _, sentinel := range []error{errAsGiven, errBadFlag} {
+				for _, sentinel := range []error{errAsGiven, errHelp, errBadFlag} {
 					if tc.err == sentinel.Error() && !errors.Is(err, sentinel) {
 						t.Fatalf("error %v is not %v", err, sentinel)
 					}
@@ -96,7 +94,6 @@ func TestParse(t *testing.T) {
 			default:
 				if p.format != tc.want.format || p.tests != tc.want.tests || p.inProcess != tc.want.inProcess ||
 					!slices.Equal(p.patterns, tc.want.patterns) ||
-					!slices.Equal(p.checkerFlags, tc.want.checkerFlags) ||
 					!slices.Equal(p.vetFlags, tc.want.vetFlags) {
 					t.Errorf("plan %+v, want %+v", *p, tc.want)
 				}
@@ -137,15 +134,46 @@ func TestParseBadFlag(t *testing.T) {
 	}
 }
 
-func TestCheckerArgs(t *testing.T) {
-	p, err := parse([]string{"-json", "-c", "1", "-fence.table", "leases", "./..."}, analyzer.New(config.Default()), io.Discard)
+// TestParseInProcess checks what the flags that only a run in process
+// has ask of it, and which rules the -NAME flags choose.
+func TestParseInProcess(t *testing.T) {
+	p, err := parse([]string{"-fix", "-diff", "-c", "2", "-tags=pg,integration", "-debug=pt", "-cpuprofile", "cpu.out", "-memprofile=mem.out", "-trace=trace.out", "./..."},
+		analyzer.New(config.Default()), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := p.checkerArgs([]string{"example.com/lease", "example.com/other"})
-	want := []string{"-c", "1", "-fence.table", "leases", "-json", "--", "example.com/lease", "example.com/other"}
-	if !slices.Equal(got, want) {
-		t.Errorf("checker args %q, want %q", got, want)
+	if !p.fix || !p.diff || p.context != 2 || p.verbose || !p.sequential || !p.timing ||
+		!slices.Equal(p.buildFlags, []string{"-tags=pg,integration"}) || p.profiles != (profiles{"cpu.out", "mem.out", "trace.out"}) {
+		t.Errorf("plan %+v", *p)
+	}
+	for _, tc := range []struct {
+		args  []string
+		rules []string
+	}{
+		{[]string{"./..."}, []string{"lease", "imports", "clock", "fence"}},
+		{[]string{"-v", "./..."}, []string{"lease", "imports", "clock", "fence"}},
+		{[]string{"-debug=v", "-c=0", "./..."}, []string{"lease", "imports", "clock", "fence"}},
+		{[]string{"-clock", "-fence=true", "./..."}, []string{"clock", "fence"}},
+		{[]string{"-imports=false", "./..."}, []string{"lease", "clock", "fence"}},
+		{[]string{"-imports=false", "-clock", "./..."}, []string{"clock"}},
+	} {
+		p, err := parse(tc.args, analyzer.New(config.Default()), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rules []string
+		for _, a := range p.rules {
+			rules = append(rules, a.Name)
+		}
+		if !slices.Equal(rules, tc.rules) {
+			t.Errorf("%q: rules %q, want %q", tc.args, rules, tc.rules)
+		}
+		if wantVerbose := tc.args[0] != "-clock" && tc.args[0] != "-imports=false" && tc.args[0] != "./..."; p.verbose != wantVerbose {
+			t.Errorf("%q: verbose %t", tc.args, p.verbose)
+		}
+		if tc.args[0] == "-debug=v" && p.context != 0 || tc.args[0] == "./..." && p.context != -1 {
+			t.Errorf("%q: context %d", tc.args, p.context)
+		}
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
-	"golang.org/x/tools/go/packages"
 
 	"github.com/leaseguard/leaseguard/analyzer/config"
 )
@@ -20,10 +18,11 @@ import (
 // runSARIF analyses the packages of p and writes one SARIF 2.1.0 run to
 // w, with a rule per analyzer and locations relative to the repository
 // root (see sarifRootOf). Only the packages that can have a finding are
-// analysed (see leaseRoots), through go vet as with text output (see
-// viaVet), or in process with -test=false, which go vet does not have;
-// cfg holds the analyzers' settings, set by parse. Like -json, it exits 0
-// with findings, 1 on a tool error, 2 on a setting that aims at nothing.
+// analysed (see listRoots), through go vet as with text output (see
+// viaVet), or in process with -test=false, which go vet does not have
+// (see runInProcess); cfg holds the analyzers' settings, set by parse.
+// Like -json, it exits 0 with findings, 1 on a tool error, 2 on a setting
+// that aims at nothing.
 func runSARIF(p *plan, cfg *config.Config, analyzers []*analysis.Analyzer, w, stderr io.Writer) int {
 	root := sarifRootOf(mainModuleDir())
 	run := sarifRun{
@@ -37,48 +36,33 @@ func runSARIF(p *plan, cfg *config.Config, analyzers []*analysis.Analyzer, w, st
 		ruleIndex[a.Name] = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: a.Name, ShortDescription: sarifText{title}, HelpURI: a.URL})
 	}
-	patterns := p.patterns
-	roots, ok, err := leaseRoots(patterns, p.tests, cfg.Lease.Packages)
-	if err != nil {
+	roots, broken, err := listRoots(p.patterns, p.buildFlags, p.tests, cfg.Lease.Packages)
+	switch {
+	case err != nil:
 		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
 		return 2
-	}
-	if ok {
-		if len(roots) == 0 {
-			return writeSARIF(w, stderr, run)
+	case len(broken) > 0:
+		for _, e := range broken {
+			fmt.Fprintf(stderr, "leaseguard: %s\n", e)
 		}
-		if p.tests {
-			// Through go vet, as the text output goes (see viaVet); go
-			// vet always analyses test files.
-			tree, ok := vetTree(p.vetFlags, roots, stderr)
-			if !ok {
-				return 1
-			}
-			found, failed := treeFindings(tree)
-			return finishSARIF(w, stderr, run, root, ruleIndex, found, failed)
+		return 1
+	case len(roots) == 0:
+		return writeSARIF(w, stderr, run)
+	case p.tests:
+		// Through go vet, as the text output goes (see viaVet); go vet
+		// always analyses test files.
+		tree, ok := vetTree(p.vetFlags, roots, stderr)
+		if !ok {
+			return 1
 		}
-		patterns = roots
+		found, failed := treeFindings(tree)
+		return finishSARIF(w, stderr, run, root, ruleIndex, found, failed)
 	}
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: p.tests}, patterns...)
-	if err != nil {
-		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
+	found, _, ok := analyseInProcess(p, roots, stderr)
+	if !ok {
 		return 1
 	}
-	if len(pkgs) == 0 {
-		fmt.Fprintf(stderr, "leaseguard: %s matched no packages\n", strings.Join(p.patterns, " "))
-		return 1
-	}
-	if n := packages.PrintErrors(pkgs); n > 0 {
-		return 1
-	}
-	graph, err := checker.Analyze(analyzers, pkgs, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
-		return 1
-	}
-
-	found, failed := graphFindings(graph)
-	return finishSARIF(w, stderr, run, root, ruleIndex, found, failed)
+	return finishSARIF(w, stderr, run, root, ruleIndex, sortFindings(found), nil)
 }
 
 // finishSARIF writes fs as the results of run, with locations relative to

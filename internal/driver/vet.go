@@ -11,17 +11,17 @@ import (
 )
 
 // Run standalone with text, JSON or SARIF output, leaseguard hands the
-// packages it must analyse (see leaseRoots) to go vet, with itself as the
+// packages it must analyse (see listRoots) to go vet, with itself as the
 // vet tool: the go command analyses each package in a process of its own,
 // in parallel, and caches each result (facts included) by the tool, its
 // flags and the package's inputs, so a second run, or a run after an edit
 // to one file, analyses only what the edit changed. leaseguard prints go
-// vet's findings as its own. The flags that only the in-process checker
-// has (-fix, -diff, -c, -debug, profiles, -test=false) keep the
-// in-process checker.
+// vet's findings as its own. The flags that go vet does not have (-test,
+// -fix, -diff, -c, -v, -debug, -tags, the profiles) keep the run in
+// process (see runInProcess).
 
 // viaVet runs go vet -json on roots with this executable as the vet tool
-// and flags as its flags, and prints the findings as the checker would:
+// and flags as its flags, and prints the findings as x/tools' checkers do:
 // one JSON tree on stdout with jsonOut, else a line per finding (and one
 // per related position, indented by a tab) on stderr. It returns the
 // command's exit code: 1 when go vet failed, 3 for findings in text, else
@@ -46,7 +46,7 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 		return 0
 	}
 	code := reportFailed(stderr, failed)
-	if writeText(stderr, fs) > 0 && code == 0 {
+	if writeText(stderr, fs, -1) > 0 && code == 0 {
 		code = 3
 	}
 	return code
