@@ -31,7 +31,7 @@ func TestFence(t *testing.T) {
 		}, Pkgs: []string{"fence/twotables"}},
 		{Name: "not a lease package", Pkgs: []string{"fence/notlease"}},
 		{Name: "the lease table found from the renewal", Pkgs: []string{"fence/discover"}},
-		{Name: "the lease table's columns read from what its SQL does", Pkgs: []string{"fence/inferred", "fence/inferred/queue", "fence/inferred/heartbeat", "fence/inferred/upsert", "fence/inferred/released", "fence/inferred/offset"}},
+		{Name: "the lease table's columns read from what its SQL does", Pkgs: []string{"fence/inferred", "fence/inferred/queue", "fence/inferred/heartbeat", "fence/inferred/upsert", "fence/inferred/released", "fence/inferred/offset", "fence/inferred/reaped"}},
 		{Name: "a package whose SQL shows no lease table, with -lease.notes", Edit: func(c *config.Config) { c.Lease.Notes = true }, Pkgs: []string{"fence/unchecked", "fence/unchecked/allowed", "fence/inferred", "fence/writes"}},
 		{Name: "what the rule understood, with -lease.explain", Edit: func(c *config.Config) { c.Lease.Explain = true }, Pkgs: []string{"fence/explain"}},
 		{Name: "cases it knowingly misses", Pkgs: []string{"fence/limitations"}},

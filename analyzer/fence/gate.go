@@ -214,6 +214,20 @@ func newTests(n *names, rv *pg_query.RangeVar) *tests {
 // add records the tests of the conjuncts of where.
 func (t *tests) add(where *pg_query.Node) {
 	for _, c := range pgsql.Conjuncts(where) {
+		if sl := c.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_ANY_SUBLINK && paramsOnly(sl.Subselect) {
+			// (job_id, lock_id) IN (SELECT unnest($1), unnest($2)):
+			// the rows the caller names, as with id = ANY($1).
+			cols := []*pg_query.Node{sl.Testexpr}
+			if row := sl.Testexpr.GetRowExpr(); row != nil {
+				cols = row.Args
+			}
+			for _, col := range cols {
+				if _, ok := t.column(col); ok {
+					t.picks = true
+				}
+			}
+			continue
+		}
 		ae := c.GetAExpr()
 		if ae == nil || len(ae.Name) != 1 {
 			continue
@@ -276,6 +290,29 @@ func (t *tests) column(e *pg_query.Node) (string, bool) {
 }
 
 func isColumn(e *pg_query.Node) bool { return e.GetColumnRef() != nil }
+
+// paramsOnly reports whether sub is a SELECT of parameters and nothing
+// else (SELECT unnest($1::bigint[]), unnest($2::text[])): no FROM, no
+// condition, each column a parameter, or unnest of one, maybe cast.
+func paramsOnly(sub *pg_query.Node) bool {
+	sel := sub.GetSelectStmt()
+	if sel == nil || len(sel.FromClause) > 0 || sel.WhereClause != nil || len(sel.TargetList) == 0 {
+		return false
+	}
+	for _, t := range sel.TargetList {
+		v := t.GetResTarget().GetVal()
+		if fc := v.GetFuncCall(); fc != nil && len(fc.Funcname) > 0 && fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval() == "unnest" && len(fc.Args) == 1 {
+			v = fc.Args[0]
+		}
+		for v.GetTypeCast() != nil {
+			v = v.GetTypeCast().Arg
+		}
+		if !pgsql.IsParam(v) {
+			return false
+		}
+	}
+	return true
+}
 
 // mirror returns the operator with its operands swapped: a < b is b > a.
 func mirror(op string) string {

@@ -42,8 +42,9 @@
 // - interval) show a heartbeat, or a task run at most so often: without a
 // holder or an epoch they show no lease, unless a write clears the time
 // on the rows a parameter names (SET triggered_at = NULL WHERE key = $1):
-// a release, which a pace never does. A time compared as COALESCE(col,
-// default) is the column compared. Where two
+// a release, which a pace never does; or unless a statement reaps the
+// rows whose time has passed and frees what they held (see reaps). A
+// time compared as COALESCE(col, default) is the column compared. Where two
 // columns could play one role the role is left empty: without evidence,
 // nothing is inferred.
 package leaseschema
@@ -183,6 +184,9 @@ type learner struct {
 	// rows where it is older than an interval: a heartbeat's takeover,
 	// or a task run at most so often (see the package doc).
 	idle map[string]map[string]Evidence
+	// reaped: per table and time column, the reapings of its lapsed rows
+	// (see reaps).
+	reaped map[string]map[string]Evidence
 	// liveness: per table and time column, the sweeps that take other
 	// rows by a column of the rows whose time has passed (see the
 	// package doc).
@@ -223,7 +227,7 @@ func (l *learner) col(table, col string) *facts {
 // Infer reads the statements and returns the schema they show. DDL among
 // them (CREATE TABLE, CREATE UNIQUE INDEX) adds the keys of tables.
 func Infer(stmts []Stmt) *Schema {
-	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), idle: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep), renewals: make(map[string]map[string]renewal)}
+	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), idle: make(map[string]map[string]Evidence), reaped: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep), renewals: make(map[string]map[string]renewal)}
 	for i, s := range stmts {
 		l.stmt(i, s)
 	}
@@ -427,6 +431,7 @@ func (l *learner) stmt(i int, s Stmt) {
 		}
 		return true
 	})
+	l.reaps(raw, ev)
 	// Sweeps: a write that takes rows by key, the keys of another table's
 	// rows whose time has passed.
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {
@@ -461,6 +466,66 @@ func (l *learner) stmt(i int, s Stmt) {
 		}
 		return true
 	})
+}
+
+// reaps records the reapings in raw: a DELETE in a WITH of the rows whose
+// time has passed (DELETE FROM job_lock WHERE triggered_at < now() -
+// interval RETURNING job_id) whose rows another write of the statement
+// reads (UPDATE jobs SET state = 'failed' FROM stale WHERE …): the holders
+// that stopped renewing lose their rows, and what those held is freed. A
+// cache's eviction deletes idle rows and does nothing with them.
+func (l *learner) reaps(raw *pg_query.RawStmt, ev func(int, string) Evidence) {
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		cte := x.GetCommonTableExpr()
+		del := cte.GetCtequery().GetDeleteStmt()
+		if del == nil || del.Relation == nil || len(del.ReturningList) == 0 || !readByWrite(raw, cte.Ctename, del) {
+			return true
+		}
+		for _, c := range pgsql.Conjuncts(del.WhereClause) {
+			colSide, timeSide, ok := earlierLater(c.GetAExpr()) // col < time
+			p := timeColumn(colSide)
+			if !ok || len(p) == 0 || len(p) > 2 || timeOf(timeSide) == notTime {
+				continue
+			}
+			table, col := del.Relation.Relname, p[len(p)-1]
+			if l.reaped[table] == nil {
+				l.reaped[table] = make(map[string]Evidence)
+			}
+			if _, seen := l.reaped[table][col]; !seen {
+				l.reaped[table][col] = ev(int(del.Relation.Location), "deletes the rows whose "+col+" has passed and frees what they held: a takeover")
+			}
+		}
+		return true
+	})
+}
+
+// readByWrite reports whether a write of raw other than del reads the
+// WITH entry named cte.
+func readByWrite(raw *pg_query.RawStmt, cte string, del *pg_query.DeleteStmt) bool {
+	found := false
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		if found {
+			return false
+		}
+		var w *pg_query.Node
+		switch {
+		case x.GetUpdateStmt() != nil, x.GetInsertStmt() != nil:
+			w = x
+		case x.GetDeleteStmt() != nil && x.GetDeleteStmt() != del:
+			w = x
+		default:
+			return true
+		}
+		pgsql.Walk(w, func(y *pg_query.Node) bool {
+			if cte := y.GetCommonTableExpr(); cte != nil {
+				return false // a WITH entry of its own: walked apart
+			}
+			found = found || y.GetRangeVar().GetRelname() == cte && y.GetRangeVar().GetSchemaname() == ""
+			return !found
+		})
+		return !found
+	})
+	return found
 }
 
 // writeWhere returns the condition of x, an UPDATE or an INSERT … ON
@@ -724,6 +789,8 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 			// undoes.
 			t.Takeover = &ev
 			t.Why[Expiry] = append(t.Why[Expiry], f.cleared[0])
+		} else if ev, ok := l.reaped[name][t.Expiry]; ok {
+			t.Takeover = &ev
 		}
 		t.Heartbeat = len(f.setFromIv) == 0 && f.ivOrdered
 	}

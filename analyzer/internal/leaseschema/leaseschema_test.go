@@ -243,6 +243,24 @@ func TestInfer(t *testing.T) {
 			want: "storage_cleanups(-, -, heartbeat:triggered_at)",
 		},
 		{
+			name: "rows deleted once their heartbeat lapsed, and what they held freed: a reaped heartbeat lease",
+			sql: []string{
+				`INSERT INTO job_lock (job_id, lock_id, triggered_at) SELECT id, lock_id, NOW() AT TIME ZONE 'UTC' FROM jobs WHERE id = $1`,
+				`UPDATE job_lock SET triggered_at = NOW() AT TIME ZONE 'UTC' WHERE (job_id, lock_id) IN (SELECT UNNEST($1::BIGINT[]), UNNEST($2::TEXT[]))`,
+				`WITH stale AS (DELETE FROM job_lock WHERE triggered_at < NOW() AT TIME ZONE 'UTC' - INTERVAL '1 MILLISECOND' * $1 RETURNING job_id, lock_id)
+				 UPDATE jobs SET state = 'failed' FROM stale WHERE stale.job_id = jobs.id`,
+			},
+			want: "job_lock(-, -, heartbeat:triggered_at)",
+		},
+		{
+			name: "rows deleted once idle, and nothing else done: a cache's eviction, not a lease",
+			sql: []string{
+				`UPDATE cache SET touched_at = NOW() WHERE key = $1`,
+				`WITH gone AS (DELETE FROM cache WHERE touched_at < NOW() - INTERVAL '1 day' RETURNING key) SELECT count(*) FROM gone`,
+			},
+			want: "",
+		},
+		{
 			name: "a pace whose times are all cleared at once: a reset, not a release",
 			sql: []string{
 				`UPDATE alerts SET last_alerted_at = NOW() WHERE id IN (SELECT id FROM alerts WHERE last_alerted_at IS NULL OR last_alerted_at <= NOW() - max_frequency::interval FOR UPDATE SKIP LOCKED)`,
