@@ -207,3 +207,14 @@ func (l *Locker) extendCancelled(ctx context.Context, q *store.Queue, id int64) 
 	}
 	_ = tx.Commit()
 }
+
+// silent goes on after a failed renewal without a word: the failure is
+// tested, and ignored.
+func (l *Locker) silent(ctx context.Context) {
+	for range time.Tick(time.Second) {
+		if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil { // want `the failure of renewal store.LockStore.UpdateLease is ignored`
+			continue
+		}
+		l.logger.DebugContext(ctx, "renewed")
+	}
+}

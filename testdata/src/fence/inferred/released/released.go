@@ -64,7 +64,7 @@ func HeartbeatLoop(ctx context.Context, storage string, stop <-chan struct{}) {
 			case <-stop:
 				return
 			case <-t.C:
-				res, err := db.ExecContext(ctx, renewSQL, storage) // want `the failure of this renewal is only logged`
+				res, err := db.ExecContext(ctx, renewSQL, storage) // want `the failure of this renewal is ignored`
 				if err != nil {
 					return
 				}
