@@ -2,7 +2,6 @@ package driver
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,13 +50,7 @@ func runInProcess(p *plan, cfg *config.Config, roots []string, stdout, stderr io
 	case p.fix:
 		return fix(p, fs, stdout, stderr)
 	case p.format == "json":
-		data, err := json.MarshalIndent(tree, "", "\t")
-		if err != nil {
-			fmt.Fprintf(stderr, "leaseguard: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "%s\n", data)
-		return 0
+		return writeTree(stdout, stderr, tree)
 	}
 	if writeText(stderr, fs, p.context) > 0 {
 		return 3

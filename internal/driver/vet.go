@@ -37,19 +37,26 @@ func viaVet(flags, roots []string, jsonOut bool, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if jsonOut { // the tree says which analyzers failed
-		data, err := json.MarshalIndent(tree, "", "\t")
-		if err != nil {
-			fmt.Fprintf(stderr, "leaseguard: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "%s\n", data)
-		return 0
+		return writeTree(stdout, stderr, tree)
 	}
 	code := reportFailed(stderr, failed)
 	if writeText(stderr, fs, -1) > 0 && code == 0 {
 		code = 3
 	}
 	return code
+}
+
+// writeTree writes tree, package ID -> analyzer -> findings (or an error
+// object), as go vet -json prints it, and returns the exit code: 0, or 1
+// if it could not be encoded.
+func writeTree(stdout, stderr io.Writer, tree any) int {
+	data, err := json.MarshalIndent(tree, "", "\t")
+	if err != nil {
+		fmt.Fprintf(stderr, "leaseguard: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n", data)
+	return 0
 }
 
 // vetTree runs go vet -json on roots with this executable as the vet tool
