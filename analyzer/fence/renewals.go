@@ -250,12 +250,20 @@ func (c *checker) checkRenewalFailure(call *ssa.Call, obj *types.Func, name stri
 	c.rep.Report(analysis.Diagnostic{Pos: call.Pos(), Message: fmt.Sprintf("the failure of %s %s: a holder whose renewal failed may have lost the lease, and the work it guards goes on; stop that work when a renewal fails", name, how)})
 }
 
+// headsLoop reports whether b is a loop's head, which a failure path
+// jumps straight back to (if err != nil { continue }): the blocks it
+// dominates are the whole loop, not the failure's own path. (For reacts
+// they are the path: skipping the rest of the loop, the work that
+// follows the renewal, is acting on the failure.)
+func headsLoop(b *ssa.BasicBlock) bool {
+	return slices.ContainsFunc(b.Preds, b.Dominates)
+}
+
 // logs reports whether the path that starts at block start (the blocks it
 // dominates) prints anything: a logger or fmt call. A start that heads a
-// loop (if err != nil { continue } jumps back to it) begins no path of
-// its own.
+// loop begins no path of its own (see headsLoop).
 func logs(start *ssa.BasicBlock) bool {
-	if slices.ContainsFunc(start.Preds, start.Dominates) {
+	if headsLoop(start) {
 		return false
 	}
 	for _, b := range start.Parent().Blocks {

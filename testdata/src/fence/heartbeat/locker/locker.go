@@ -218,3 +218,14 @@ func (l *Locker) silent(ctx context.Context) {
 		l.logger.DebugContext(ctx, "renewed")
 	}
 }
+
+// ok: the work runs only after a renewal that succeeded; a failed one
+// skips it.
+func (l *Locker) skipsWork(ctx context.Context, work func()) {
+	for range time.Tick(time.Second) {
+		if err := l.store.UpdateLease(ctx, l.id, l.holder); err != nil {
+			continue
+		}
+		work()
+	}
+}
