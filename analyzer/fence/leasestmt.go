@@ -332,7 +332,7 @@ func (n *names) insertsRenewed(s *pg_query.InsertStmt) bool {
 		return false
 	}
 	for _, col := range by {
-		if !slices.ContainsFunc(s.Cols, func(c *pg_query.Node) bool { return c.GetResTarget().GetName() == col }) {
+		if !setsColumn(s.Cols, col) {
 			return false
 		}
 	}

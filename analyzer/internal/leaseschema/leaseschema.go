@@ -210,6 +210,17 @@ type sweep struct {
 	ev  Evidence
 }
 
+// first records v as what shows something of table's column col, unless
+// an earlier statement showed it: the first statement is the evidence.
+func first[V any](m map[string]map[string]V, table, col string, v V) {
+	if m[table] == nil {
+		m[table] = make(map[string]V)
+	}
+	if _, ok := m[table][col]; !ok {
+		m[table][col] = v
+	}
+}
+
 func (l *learner) col(table, col string) *facts {
 	cols := l.tables[table]
 	if cols == nil {
@@ -394,12 +405,7 @@ func (l *learner) stmt(i int, s Stmt) {
 				continue
 			}
 			if named := extends(writeWhere(x), a.col); !pgsql.IsNull(a.val) && named != nil {
-				if l.renewals[rel.Relname] == nil {
-					l.renewals[rel.Relname] = make(map[string]renewal)
-				}
-				if _, ok := l.renewals[rel.Relname][a.col]; !ok {
-					l.renewals[rel.Relname][a.col] = renewal{named, ev(int(rel.Location), "sets "+a.col+" on the rows named by a parameter whose "+a.col+" has not passed: a renewal")}
-				}
+				first(l.renewals, rel.Relname, a.col, renewal{named, ev(int(rel.Location), "sets "+a.col+" on the rows named by a parameter whose "+a.col+" has not passed: a renewal")})
 			}
 			passed := lapsed(x, rel, a.col, a.val)
 			if passed == notTime {
@@ -414,20 +420,10 @@ func (l *learner) stmt(i int, s Stmt) {
 				// taken: a heartbeat's, or a task run at most so often.
 				// Without a holder it shows no lease, unless a release
 				// clears the time (see decide).
-				if l.idle[rel.Relname] == nil {
-					l.idle[rel.Relname] = make(map[string]Evidence)
-				}
-				if _, ok := l.idle[rel.Relname][a.col]; !ok {
-					l.idle[rel.Relname][a.col] = ev(int(rel.Location), "sets "+a.col+" to the clock on the rows where it is older than an interval: a takeover of idle rows")
-				}
+				first(l.idle, rel.Relname, a.col, ev(int(rel.Location), "sets "+a.col+" to the clock on the rows where it is older than an interval: a takeover of idle rows"))
 				continue
 			}
-			if l.takeovers[rel.Relname] == nil {
-				l.takeovers[rel.Relname] = make(map[string]Evidence)
-			}
-			if _, ok := l.takeovers[rel.Relname][a.col]; !ok {
-				l.takeovers[rel.Relname][a.col] = ev(int(rel.Location), "sets "+a.col+" on the rows whose "+a.col+" has passed: a takeover")
-			}
+			first(l.takeovers, rel.Relname, a.col, ev(int(rel.Location), "sets "+a.col+" on the rows whose "+a.col+" has passed: a takeover"))
 		}
 		return true
 	})
@@ -457,12 +453,7 @@ func (l *learner) stmt(i int, s Stmt) {
 			if !ok || table == rel.Relname {
 				continue
 			}
-			if l.liveness[table] == nil {
-				l.liveness[table] = make(map[string]sweep)
-			}
-			if _, seen := l.liveness[table][col]; !seen {
-				l.liveness[table][col] = sweep{key: key, ev: ev(int(sl.Location), "takes rows of "+rel.Relname+" by the "+key+" of the rows whose "+col+" has passed: a liveness row")}
-			}
+			first(l.liveness, table, col, sweep{key: key, ev: ev(int(sl.Location), "takes rows of "+rel.Relname+" by the "+key+" of the rows whose "+col+" has passed: a liveness row")})
 		}
 		return true
 	})
@@ -487,13 +478,8 @@ func (l *learner) reaps(raw *pg_query.RawStmt, ev func(int, string) Evidence) {
 			if !ok || len(p) == 0 || len(p) > 2 || timeOf(timeSide) == notTime {
 				continue
 			}
-			table, col := del.Relation.Relname, p[len(p)-1]
-			if l.reaped[table] == nil {
-				l.reaped[table] = make(map[string]Evidence)
-			}
-			if _, seen := l.reaped[table][col]; !seen {
-				l.reaped[table][col] = ev(int(del.Relation.Location), "deletes the rows whose "+col+" has passed and frees what they held: a takeover")
-			}
+			col := p[len(p)-1]
+			first(l.reaped, del.Relation.Relname, col, ev(int(del.Relation.Location), "deletes the rows whose "+col+" has passed and frees what they held: a takeover"))
 		}
 		return true
 	})
