@@ -174,10 +174,18 @@ func answer(t types.Type) bool {
 // arguments ([Method]'s shape: a driver's Executor with a raw Exec),
 // returns a database's answer (a repository whose writes return
 // sql.Result), or takes a database handle to run on (a query interface
-// whose methods take the session or transaction). The methods of such an
-// interface that [Sends] are taken to send SQL. because says which method
-// shows it, and how; "" when none does.
+// whose methods take the session or transaction, or an interface that is
+// a handle by either of the first two: River's riverpilot.Pilot, given a
+// riverdriver.ExecutorTx). The methods of such an interface that [Sends]
+// are taken to send SQL. because says which method shows it, and how; ""
+// when none does.
 func Database(iface *types.Interface) (because string, ok bool) {
+	return database(iface, true)
+}
+
+// database is [Database]; takes says whether a method that takes a
+// handle, or an interface that is one, shows it.
+func database(iface *types.Interface, takes bool) (because string, ok bool) {
 	for i := range iface.NumMethods() {
 		m := iface.Method(i)
 		if Method(m) {
@@ -189,10 +197,19 @@ func Database(iface *types.Interface) (because string, ok bool) {
 				return "its method " + m.Name() + " returns " + types.TypeString(res.At(j).Type(), (*types.Package).Name) + ", a database's answer", true
 			}
 		}
+		if !takes {
+			continue
+		}
 		params := m.Signature().Params()
 		for j := range params.Len() {
-			if handle(params.At(j).Type()) {
-				return "its method " + m.Name() + " takes " + types.TypeString(params.At(j).Type(), (*types.Package).Name) + ", a database handle", true
+			t := params.At(j).Type()
+			if handle(t) {
+				return "its method " + m.Name() + " takes " + types.TypeString(t, (*types.Package).Name) + ", a database handle", true
+			}
+			if other, ok := t.Underlying().(*types.Interface); ok && other != iface {
+				if _, ok := database(other, false); ok {
+					return "its method " + m.Name() + " takes " + types.TypeString(t, (*types.Package).Name) + ", a database handle by its own methods", true
+				}
 			}
 		}
 	}

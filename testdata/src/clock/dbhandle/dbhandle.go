@@ -41,3 +41,12 @@ func expire(ctx context.Context, b dbhandle.Backend, expiredAt time.Time) error 
 func heartbeat(ctx context.Context, q dbhandle.Queries) error {
 	return q.UpdateTimestamp(ctx, "controller", time.Now()) // want `time.Now flows into an argument of dbhandle.Queries.UpdateTimestamp, which executes SQL`
 }
+
+func upsertPeriodic(ctx context.Context, p dbhandle.Pilot, tx dbhandle.Executor) error {
+	return p.PeriodicJobUpsert(ctx, tx, &dbhandle.Params{Name: "n", Now: time.Now()}) // want `time.Now flows into an argument of dbhandle.Pilot.PeriodicJobUpsert, which executes SQL`
+}
+
+// ok: a Backend is no database handle, so neither is what takes one.
+func notify(ctx context.Context, n dbhandle.Notifier, b dbhandle.Backend) error {
+	return n.Notify(ctx, b, time.Now())
+}

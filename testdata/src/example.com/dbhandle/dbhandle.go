@@ -49,3 +49,16 @@ type Queries interface {
 	UpdateTimestamp(ctx context.Context, name string, at time.Time) error
 	Held(ctx context.Context, tx *sql.Tx, name string) (bool, error)
 }
+
+// Pilot runs its statements on the executor it is given, itself an
+// interface that is a database handle by its own methods, as River's
+// riverpilot.Pilot takes riverdriver.ExecutorTx.
+type Pilot interface {
+	PeriodicJobUpsert(ctx context.Context, tx Executor, params *Params) error
+}
+
+// Notifier is given an interface that is no database handle (Backend):
+// nothing says that it writes to a database.
+type Notifier interface {
+	Notify(ctx context.Context, b Backend, at time.Time) error
+}
