@@ -93,6 +93,10 @@ func (f *flow) callResult(instr ssa.CallInstruction, callee *ssa.Function, obj *
 	if l, ok := f.localResult(common, callee, instr); ok {
 		return l
 	}
+	if b, ok := common.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+		// A length is a part of what it measures.
+		return f.c.part(f.get(common.Args[0], instr))
+	}
 	var result labelled
 	if common.IsInvoke() {
 		result = f.get(common.Value, instr)
@@ -128,7 +132,7 @@ func (f *flow) callSinks(instr ssa.CallInstruction, callee *ssa.Function, obj *t
 			if i == sqlIndex {
 				what, stamp = "the SQL text", nil
 			}
-			f.sink(a, instr, what+" of "+m.Name(), stamp)
+			f.sink(a, instr, what+" of "+m.Name(), stamp, true)
 		}
 		return true
 	}
@@ -141,7 +145,7 @@ func (f *flow) callSinks(instr ssa.CallInstruction, callee *ssa.Function, obj *t
 			stamp = common
 		}
 		for _, a := range common.Args {
-			f.sink(a, instr, "an argument of "+m.Name()+", which builds SQL", stamp)
+			f.sink(a, instr, "an argument of "+m.Name()+", which builds SQL", stamp, true)
 		}
 		return sends
 	}
@@ -149,7 +153,7 @@ func (f *flow) callSinks(instr ssa.CallInstruction, callee *ssa.Function, obj *t
 		name := shortName(m)
 		f.runsSQL(instr, name)
 		for _, a := range common.Args {
-			f.sink(a, instr, "an argument of "+name+", which executes SQL", nil)
+			f.sink(a, instr, "an argument of "+name+", which executes SQL", nil, true)
 		}
 		return true
 	}
@@ -157,7 +161,7 @@ func (f *flow) callSinks(instr ssa.CallInstruction, callee *ssa.Function, obj *t
 		f.runsSQL(instr, shortName(obj))
 		for i, a := range common.Args {
 			if i < 64 && sum.Params&(1<<i) != 0 {
-				f.sink(a, instr, "an argument of "+shortName(obj)+", which passes it to SQL", common)
+				f.sink(a, instr, "an argument of "+shortName(obj)+", which passes it to SQL", common, f.c.takesWhole(callee, i))
 			}
 		}
 		return true
@@ -204,7 +208,7 @@ func (f *flow) closureStores(common *ssa.CallCommon, mc *ssa.MakeClosure, at ssa
 		if j >= len(mc.Bindings) || stored.l == 0 {
 			continue
 		}
-		l := labelled{l: stored.l & clockBits, srcs: stored.srcs}
+		l := labelled{l: stored.l & clockBits, srcs: stored.srcs, part: stored.part & clockBits, psrcs: stored.psrcs}
 		for i, a := range common.Args {
 			if i < 62 && stored.l&(1<<i) != 0 {
 				l = union(l, union(f.get(a, at), f.fieldsOf(a)))
@@ -236,14 +240,20 @@ func (f *flow) localResult(common *ssa.CallCommon, callee *ssa.Function, at ssa.
 		return labelled{}, false
 	}
 	f.c.reads(callee)
-	var results uint64
+	var results, wholes uint64
 	if s := f.c.sums[callee]; s != nil {
-		results = s.results
+		results, wholes = s.results, s.wholeResults
 	}
 	var l labelled
 	for i, a := range common.Args {
 		if i < 64 && results&(1<<i) != 0 {
-			l = union(l, f.get(a, at))
+			arg := f.get(a, at)
+			if wholes&(1<<i) == 0 {
+				// Derived from fields of it, which the callee read as
+				// the package stored them.
+				arg = f.c.part(arg)
+			}
+			l = union(l, arg)
 		}
 	}
 	if mc, ok := common.Value.(*ssa.MakeClosure); ok {
@@ -273,7 +283,9 @@ func (f *flow) closureSQL(mc *ssa.MakeClosure, at ssa.Instruction) (string, bool
 	}
 	for j, b := range mc.Bindings {
 		if i := len(fn.Params) + j; i < 64 && s.params&(1<<i) != 0 {
-			f.params |= uint64(union(f.get(b, at), f.fieldsOf(b)).l & paramBits)
+			l := union(f.get(b, at), f.fieldsOf(b))
+			f.params |= uint64(l.l & paramBits)
+			f.wholes |= uint64(l.l &^ l.part & paramBits)
 		}
 	}
 	return s.name, true

@@ -150,11 +150,13 @@ func set(names []string) map[string]bool {
 
 // summary is what a function of this package does, as the fixpoint found it.
 type summary struct {
-	returns *source // non-nil: the result derives from this clock read
-	sql     bool    // executes SQL
-	params  uint64  // parameters (then free variables) that reach SQL arguments
-	name    string  // the first SQL call's name, for messages
-	results uint64  // parameters (then free variables) that its results derive from
+	returns      *source // non-nil: the result derives from this clock read
+	sql          bool    // executes SQL
+	params       uint64  // parameters (then free variables) that reach SQL arguments
+	wholes       uint64  // ... as themselves, not only by their fields
+	name         string  // the first SQL call's name, for messages
+	results      uint64  // parameters (then free variables) that its results derive from
+	wholeResults uint64  // ... as themselves, not only by their fields
 	// frees are, for a function literal, what it stores into each
 	// variable it captures and into the fields of the struct that one
 	// holds or points to: clock reads, and the parameters and captured

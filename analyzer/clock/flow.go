@@ -20,13 +20,15 @@ type flow struct {
 	fn   *ssa.Function
 	vals map[ssa.Value]labelled
 
-	sql       bool
-	params    uint64
-	returns   *source
-	results   uint64                      // parameters (then free variables) that the results derive from
-	sqlBlocks map[*ssa.BasicBlock]sqlCall // blocks that run SQL, and their first SQL call
-	structs   map[ssa.Value]labelled      // structs, what their fields were stored from
-	found     map[finding]bool
+	sql          bool
+	params       uint64
+	wholes       uint64 // the params that reach SQL whole, not only by their fields
+	returns      *source
+	results      uint64                      // parameters (then free variables) that the results derive from
+	wholeResults uint64                      // ... as themselves, not only by their fields
+	sqlBlocks    map[*ssa.BasicBlock]sqlCall // blocks that run SQL, and their first SQL call
+	structs      map[ssa.Value]labelled      // structs, what their fields were stored from
+	found        map[finding]bool
 }
 
 // sqlCall is a call that runs SQL: its name for messages, and where it is.
@@ -48,7 +50,7 @@ func (f *flow) get(v ssa.Value, at ssa.Instruction) labelled {
 // carries no clock value: a time in an error message decides nothing.
 func (f *flow) set(v ssa.Value, l labelled) bool {
 	if types.Identical(v.Type(), errorType) {
-		l = labelled{l: l.l &^ clockBits}
+		l = labelled{l: l.l &^ clockBits, part: l.part &^ clockBits}
 	}
 	cur := f.vals[v]
 	next := union(cur, l)
@@ -98,14 +100,24 @@ func (f *flow) step(instr ssa.Instruction) bool {
 			return f.set(in, f.load(in.X))
 		}
 	case *ssa.Field:
-		return f.set(in, union(f.get(in.X, in), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
+		return f.set(in, union(f.c.part(f.get(in.X, in)), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
+	case *ssa.MakeSlice, *ssa.MakeMap, *ssa.MakeChan:
+		// A new container holds what is stored in it, not its size.
+		return false
+	case *ssa.FieldAddr:
+		// The field's address, which carries what the field holds, as a
+		// variable's does: what the package stored in the field, and what
+		// the struct itself derives from (see load).
+		return f.set(in, union(f.c.part(f.get(in.X, in)), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
 	case *ssa.Return:
 		for _, r := range in.Results {
 			l := f.get(r, in)
 			// A struct returned carries the parameters its fields were
 			// set from (a constructor); its clock, as in an argument, only
 			// when set in the caller (see clock/limitations).
-			f.results |= uint64(union(l, f.fieldsOf(r)).l & paramBits)
+			r := union(l, f.fieldsOf(r))
+			f.results |= uint64(r.l & paramBits)
+			f.wholeResults |= uint64(r.l &^ r.part & paramBits)
 			if l.l&clockRead != 0 && f.returns == nil {
 				if reads := l.reads(); len(reads) > 0 {
 					f.returns = &reads[0]
@@ -137,14 +149,21 @@ func (f *flow) runsSQL(instr ssa.Instruction, name string) {
 	}
 }
 
-// sink records that a reaches an SQL argument of the call at at. A clock
-// in it is reported unless the call, when given, only stamps rows (see
-// stamps).
-func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string, call *ssa.CallCommon) {
+// sink records that a reaches an SQL argument of the call at at; whole
+// is false where the callee, a function of this lease package, passes
+// only fields of it to SQL, and so sees what they hold where it reads
+// them. A clock in it is reported unless the call, when given, only
+// stamps rows (see stamps).
+func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string, call *ssa.CallCommon, whole bool) {
 	if typesx.IsNamed(a.Type(), "context", "Context") {
 		return // a context carries deadlines, which schedule
 	}
 	l := union(f.get(a, at), f.fieldsOf(a))
+	if whole {
+		f.wholes |= uint64(l.l &^ l.part & paramBits)
+	} else {
+		l = l.bare()
+	}
 	f.params |= uint64(l.l & paramBits)
 	if l.l&clockRead != 0 && (call == nil || !f.c.onlyStamps(call)) {
 		f.report(l, "flows into "+what+why, at.Pos())
@@ -170,7 +189,10 @@ func (f *flow) finish() []finding {
 		if !ok || len(f.sqlBlocks) == 0 {
 			continue
 		}
-		cond := f.get(iff.Cond, iff)
+		// A clock only in the fields of a struct decides no branch on
+		// the struct itself (a length, a nil test): a test of the field
+		// reads the field.
+		cond := f.get(iff.Cond, iff).bare()
 		if cond.l&clockRead == 0 {
 			continue
 		}
@@ -183,7 +205,7 @@ func (f *flow) finish() []finding {
 	if f.storesFrees(s) {
 		f.c.changed(f.fn)
 	}
-	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 || f.results&^s.results != 0 {
+	if (f.returns != nil && s.returns == nil) || (f.sql && !s.sql) || f.params&^s.params != 0 || f.wholes&^s.wholes != 0 || f.results&^s.results != 0 || f.wholeResults&^s.wholeResults != 0 {
 		f.c.changed(f.fn)
 		if s.returns == nil {
 			s.returns = f.returns
@@ -193,7 +215,9 @@ func (f *flow) finish() []finding {
 		}
 		s.sql = s.sql || f.sql
 		s.params |= f.params
+		s.wholes |= f.wholes
 		s.results |= f.results
+		s.wholeResults |= f.wholeResults
 	}
 	var out []finding
 	for fd := range f.found {

@@ -68,6 +68,14 @@ func (a sources) union(b sources) sources {
 type labelled struct {
 	l    labels
 	srcs sources // where its clock bits came from
+	// part is the bits of l that the value carries only in part: clock
+	// bits that the fields of a struct it is, holds or points to were
+	// stored from (the struct itself is no time), and parameters that it
+	// is a field of. A function of a lease package that reads a field
+	// sees what the package stored in it (see checker.fields), so a
+	// struct passed to it, or a field read from one, needs no more.
+	part  labels
+	psrcs sources // the sources of srcs that only the fields hold
 }
 
 // finding is a report waiting for the fixpoint to end: a clock read, what
@@ -78,13 +86,68 @@ type finding struct {
 	at   token.Pos
 }
 
-// grew reports whether next, a union with cur, has more than cur.
+// grew reports whether next, a union with cur, has more than cur: more
+// bits or sources, or some that it now carries whole.
 func grew(cur, next labelled) bool {
-	return next.l != cur.l || len(next.srcs) != len(cur.srcs)
+	return next.l != cur.l || len(next.srcs) != len(cur.srcs) ||
+		next.part != cur.part || len(next.psrcs) != len(cur.psrcs)
 }
 
 func union(a, b labelled) labelled {
-	return labelled{l: a.l | b.l, srcs: a.srcs.union(b.srcs)}
+	out := labelled{l: a.l | b.l, srcs: a.srcs.union(b.srcs)}
+	// A bit or a source is carried in part only if neither carries it
+	// whole.
+	out.part = (a.part | b.part) &^ (a.l &^ a.part) &^ (b.l &^ b.part)
+	if psrcs := a.psrcs.union(b.psrcs); len(psrcs) > 0 {
+		whole := func(x labelled, s source) bool { return x.srcs.has(s) && !x.psrcs.has(s) }
+		if slices.ContainsFunc(psrcs, func(s source) bool { return whole(a, s) || whole(b, s) }) {
+			psrcs = slices.DeleteFunc(slices.Clone(psrcs), func(s source) bool { return whole(a, s) || whole(b, s) })
+		}
+		if len(psrcs) > 0 {
+			out.psrcs = psrcs
+		}
+	}
+	return out
+}
+
+// has reports whether s is one of the sources.
+func (a sources) has(s source) bool {
+	_, found := slices.BinarySearchFunc(a, s, compareSources)
+	return found
+}
+
+// inFields returns l as what the fields of a struct were stored from:
+// its clock is in the struct, not the struct itself.
+func inFields(l labelled) labelled {
+	if l.l&clockBits == 0 {
+		return l
+	}
+	l.part |= l.l & clockBits
+	l.psrcs = l.srcs
+	return l
+}
+
+// bare returns l without the clock that it carries only in its fields.
+func (l labelled) bare() labelled {
+	clock := l.part & clockBits
+	if clock == 0 && len(l.psrcs) == 0 {
+		return l
+	}
+	out := labelled{l: l.l &^ clock, part: l.part &^ clock}
+	for _, s := range l.srcs {
+		if !l.psrcs.has(s) {
+			out.srcs = append(out.srcs, s)
+		}
+	}
+	return out
+}
+
+// field returns what a field of a value labelled l derives from, as far
+// as l tells: l's own clock, and its parameters as a part of them.
+func (l labelled) field() labelled {
+	l = l.bare()
+	l.part |= l.l & paramBits
+	return l
 }
 
 // reads returns the clock reads that l derives from, without the

@@ -100,7 +100,8 @@ func (f *flow) addFields(x ssa.Value, val labelled) bool {
 }
 
 // fieldsOf returns what the fields of the struct that a is, or points to,
-// were stored from in this function (see fieldStored).
+// were stored from in this function (see fieldStored), as carried in
+// its fields.
 func (f *flow) fieldsOf(a ssa.Value) labelled {
 	for {
 		switch v := a.(type) {
@@ -116,7 +117,7 @@ func (f *flow) fieldsOf(a ssa.Value) labelled {
 				continue
 			}
 		}
-		return f.structs[a]
+		return inFields(f.structs[a])
 	}
 }
 
@@ -124,10 +125,25 @@ func (f *flow) fieldsOf(a ssa.Value) labelled {
 // that changed anything.
 func widen[K comparable](c *checker, m map[K]labelled, k K, val labelled) {
 	val.l &= clockBits
+	val.part &= clockBits
 	if cur := m[k]; grew(cur, union(cur, val)) {
 		m[k] = union(cur, val)
 		c.changed(k)
 	}
+}
+
+// part returns what a field of a struct labelled x derives from, besides
+// what the field itself was stored from: where fields are not followed,
+// all that x carries, its fields' clock as the field's own; in a lease
+// package, where they are, only what x itself derives from (see
+// labelled.field).
+func (c *checker) part(x labelled) labelled {
+	if !c.fieldFlow {
+		x.part &^= clockBits
+		x.psrcs = nil
+		return x
+	}
+	return x.field()
 }
 
 // field returns what the package stored in the field k, in a lease
@@ -143,7 +159,7 @@ func (c *checker) field(k fieldKey) labelled {
 func (f *flow) load(addr ssa.Value) labelled {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		return union(union(f.vals[a], f.vals[a.X]), f.c.field(fieldKey{structOf(a.X.Type()), a.Field}))
+		return union(union(f.vals[a], f.c.part(f.vals[a.X])), f.c.field(fieldKey{structOf(a.X.Type()), a.Field}))
 	case *ssa.IndexAddr:
 		return f.vals[a.X]
 	case *ssa.Global:

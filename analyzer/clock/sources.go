@@ -104,6 +104,18 @@ func returnsTime(sig *types.Signature) bool {
 	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "time" && named.Obj().Name() == "Time"
 }
 
+// takesWhole reports whether callee, which passes its parameter i to SQL,
+// passes it as itself: a function of another package, or of a package
+// whose fields are not followed, is taken to; a function of this lease
+// package that passes only fields of it to SQL does not.
+func (c *checker) takesWhole(callee *ssa.Function, i int) bool {
+	if !c.fieldFlow || callee == nil || !c.local[callee] {
+		return true
+	}
+	s := c.sums[callee]
+	return s == nil || i >= 64 || s.wholes&(1<<i) != 0
+}
+
 // executesSQL returns what is known of fn's SQL, or nil.
 func (c *checker) executesSQL(callee *ssa.Function, fn *types.Func) *ExecutesSQL {
 	if callee != nil {

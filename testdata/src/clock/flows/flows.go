@@ -426,3 +426,38 @@ func idleRelease(ctx context.Context, active time.Time) {
 	}
 	pool.Exec(ctx, `DROP FUNCTION pg_temp.lock_and_decrease(integer); SELECT pg_advisory_unlock_all()`)
 }
+
+// A helper of the package that sends the field that holds the clock, or
+// the struct whole to a function that reads its fields elsewhere: the
+// clock reaches SQL however the struct travels.
+type stampedEvent struct {
+	key  string
+	seen time.Time
+}
+
+func stampEvents(ctx context.Context, keys []string) {
+	events := make([]stampedEvent, 0, len(keys))
+	for _, k := range keys {
+		events = append(events, stampedEvent{key: k, seen: time.Now()}) // want `time.Now flows into an argument of Exec`
+	}
+	insertEvents(ctx, events)
+}
+
+func insertEvents(ctx context.Context, events []stampedEvent) {
+	for _, e := range events {
+		pool.Exec(ctx, renew, e.key, e.seen)
+	}
+}
+
+type stampedLease struct {
+	Name    string
+	Expires time.Time
+}
+
+func stampWhole(ctx context.Context, name string) {
+	saveWhole(ctx, &stampedLease{Name: name, Expires: time.Now()}) // want `time.Now flows into an argument of flows.saveWhole, which passes it to SQL`
+}
+
+func saveWhole(ctx context.Context, e *stampedLease) {
+	pool.Exec(ctx, `UPDATE worker_leases SET expires_at = (r).expires FROM (SELECT json_populate_record(NULL::worker_leases, $1) AS r) AS x WHERE name = (r).name`, e)
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"slices"
 	"time"
 
 	"example.com/clockutil"
@@ -410,4 +411,42 @@ func (c *idleConn) closeIdle(ctx context.Context) {
 func (c *idleConn) cleanup(ctx context.Context) {
 	pool.Exec(ctx, dropSessionFuncs)
 	pool.Exec(ctx, discardAll)
+}
+
+// Events matched by key, stamped with the clock only to order them in Go:
+// the helper sends each event's key and id, never its time, so neither
+// the slice it is given nor a field it reads of another carries the
+// clock to SQL.
+type event struct {
+	ID   string
+	Key  string
+	Seen time.Time
+}
+
+type eventOrder struct {
+	id   string
+	seen time.Time
+}
+
+func emitSleeps(ctx context.Context, keys []string) error {
+	events := make([]event, 0, len(keys))
+	for _, k := range keys {
+		events = append(events, event{ID: k, Key: "sleep:" + k, Seen: time.Now()}) // ok: orders the events in Go
+	}
+	return matchEvents(ctx, events)
+}
+
+func matchEvents(ctx context.Context, events []event) error {
+	byID := make(map[string]event)
+	order := make([]eventOrder, 0, len(events))
+	for _, e := range events {
+		byID[e.ID] = e
+		pool.Exec(ctx, `SELECT id FROM match_conditions WHERE event_key = $1`, e.Key)
+		order = append(order, eventOrder{id: e.ID, seen: e.Seen})
+	}
+	slices.SortFunc(order, func(a, b eventOrder) int { return b.seen.Compare(a.seen) })
+	for _, o := range order {
+		pool.Exec(ctx, `UPDATE match_conditions SET satisfied = true WHERE event_id = $1`, byID[o.id].ID)
+	}
+	return nil
 }
