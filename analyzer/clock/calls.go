@@ -285,7 +285,7 @@ func (f *flow) closureSQL(mc *ssa.MakeClosure, at ssa.Instruction) (string, bool
 		if i := len(fn.Params) + j; i < 64 && s.params&(1<<i) != 0 {
 			l := union(f.get(b, at), f.fieldsOf(b))
 			f.params |= uint64(l.l & paramBits)
-			f.wholes |= uint64(l.l &^ l.part & paramBits)
+			f.wholes |= l.wholeParams()
 		}
 	}
 	return s.name, true

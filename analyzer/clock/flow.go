@@ -100,15 +100,14 @@ func (f *flow) step(instr ssa.Instruction) bool {
 			return f.set(in, f.load(in.X))
 		}
 	case *ssa.Field:
-		return f.set(in, union(f.c.part(f.get(in.X, in)), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
+		return f.set(in, f.field(in.X, in.Field, in))
+	case *ssa.FieldAddr:
+		// The field's address carries what the field holds, as a
+		// variable's does (see load).
+		return f.set(in, f.field(in.X, in.Field, in))
 	case *ssa.MakeSlice, *ssa.MakeMap, *ssa.MakeChan:
 		// A new container holds what is stored in it, not its size.
 		return false
-	case *ssa.FieldAddr:
-		// The field's address, which carries what the field holds, as a
-		// variable's does: what the package stored in the field, and what
-		// the struct itself derives from (see load).
-		return f.set(in, union(f.c.part(f.get(in.X, in)), f.c.field(fieldKey{structOf(in.X.Type()), in.Field})))
 	case *ssa.Return:
 		for _, r := range in.Results {
 			l := f.get(r, in)
@@ -117,7 +116,7 @@ func (f *flow) step(instr ssa.Instruction) bool {
 			// when set in the caller (see clock/limitations).
 			r := union(l, f.fieldsOf(r))
 			f.results |= uint64(r.l & paramBits)
-			f.wholeResults |= uint64(r.l &^ r.part & paramBits)
+			f.wholeResults |= r.wholeParams()
 			if l.l&clockRead != 0 && f.returns == nil {
 				if reads := l.reads(); len(reads) > 0 {
 					f.returns = &reads[0]
@@ -160,7 +159,7 @@ func (f *flow) sink(a ssa.Value, at ssa.Instruction, what string, call *ssa.Call
 	}
 	l := union(f.get(a, at), f.fieldsOf(a))
 	if whole {
-		f.wholes |= uint64(l.l &^ l.part & paramBits)
+		f.wholes |= l.wholeParams()
 	} else {
 		l = l.bare()
 	}

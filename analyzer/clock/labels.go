@@ -142,6 +142,10 @@ func (l labelled) bare() labelled {
 	return out
 }
 
+// wholeParams returns the parameters that l carries as themselves, not
+// only as a part of them.
+func (l labelled) wholeParams() uint64 { return uint64(l.l &^ l.part & paramBits) }
+
 // field returns what a field of a value labelled l derives from, as far
 // as l tells: l's own clock, and its parameters as a part of them.
 func (l labelled) field() labelled {

@@ -146,6 +146,14 @@ func (c *checker) part(x labelled) labelled {
 	return x.field()
 }
 
+// field returns what field i of the struct that x is, or points to, holds
+// at: what the package stored in the field, and what the struct itself
+// derives from (see checker.part). Stores into the field in this function
+// add to the field's address (see store).
+func (f *flow) field(x ssa.Value, i int, at ssa.Instruction) labelled {
+	return union(f.c.part(f.get(x, at)), f.c.field(fieldKey{structOf(x.Type()), i}))
+}
+
 // field returns what the package stored in the field k, in a lease
 // package.
 func (c *checker) field(k fieldKey) labelled {
@@ -159,7 +167,7 @@ func (c *checker) field(k fieldKey) labelled {
 func (f *flow) load(addr ssa.Value) labelled {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		return union(union(f.vals[a], f.c.part(f.vals[a.X])), f.c.field(fieldKey{structOf(a.X.Type()), a.Field}))
+		return f.vals[a] // see field
 	case *ssa.IndexAddr:
 		return f.vals[a.X]
 	case *ssa.Global:
