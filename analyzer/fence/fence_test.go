@@ -48,6 +48,7 @@ func TestFence(t *testing.T) {
 		{Name: "transactions fenced by another package's functions", Pkgs: []string{"fence/fencelib/lib", "fence/fencelib/user"}},
 		{Name: "renewals whose failure is only logged", Pkgs: []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
 		{Name: "transactions known by their type", Pkgs: []string{"fence/txtypes"}},
+		{Name: "statements sent through sqlx", Pkgs: []string{"fence/sqlx"}},
 		{Name: "a query builder's statements, the lease table named by its Go field", Edit: func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, Pkgs: []string{"fence/builder"}},
 	})
 }

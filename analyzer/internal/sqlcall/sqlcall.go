@@ -25,11 +25,12 @@ const (
 	pgxpoolPath = "github.com/jackc/pgx/v5/pgxpool"
 	pgconnPath  = "github.com/jackc/pgx/v5/pgconn"
 	sqlPath     = "database/sql"
+	sqlxPath    = "github.com/jmoiron/sqlx"
 )
 
 // drivers are the packages whose types the tables alone judge: a method or
 // type of theirs that no table lists is not one, whatever its shape.
-var drivers = set(pgxPath, pgxpoolPath, pgconnPath, sqlPath)
+var drivers = set(pgxPath, pgxpoolPath, pgconnPath, sqlPath, sqlxPath)
 
 // A table maps package path, then type name, to method names.
 type table map[string]map[string]map[string]bool
@@ -61,7 +62,20 @@ var methods = table{
 		"Conn": set("ExecContext", "QueryContext", "QueryRowContext"),
 		"Stmt": set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext"),
 	},
+	// sqlx's handles embed database/sql's, whose methods they promote;
+	// theirs scan into Go values. Its named queries (NamedExec, :name
+	// parameters bound from a struct) are not PostgreSQL that the parser
+	// reads, and are left out.
+	sqlxPath: {
+		"DB":   sqlxSends,
+		"Tx":   sqlxSends,
+		"Conn": set("GetContext", "SelectContext", "QueryxContext", "QueryRowxContext"),
+	},
 }
+
+// sqlxSends are the methods of sqlx's DB and Tx that send a statement.
+var sqlxSends = set("Get", "GetContext", "Select", "SelectContext", "Queryx", "QueryxContext",
+	"QueryRowx", "QueryRowxContext", "MustExec", "MustExecContext")
 
 // transactions maps package path to the types whose statements run in one
 // transaction: a transaction, or a batch (one implicit transaction).
@@ -69,6 +83,7 @@ var transactions = map[string]map[string]bool{
 	pgxPath:     set("Tx", "Batch"),
 	pgxpoolPath: set("Tx"),
 	sqlPath:     set("Tx"),
+	sqlxPath:    set("Tx"),
 }
 
 // commits lists the methods that commit a transaction.
@@ -91,11 +106,18 @@ var answers = map[string]map[string]bool{
 	pgxPath:    set("Rows", "Row", "BatchResults"),
 	pgconnPath: set("CommandTag", "ResultReader", "MultiResultReader"),
 	sqlPath:    set("Rows", "Row", "Result"),
+	sqlxPath:   set("Rows", "Row"),
 }
 
 // shaped are the method names that, on any interface, execute SQL when
-// their signature takes the SQL text and then variadic arguments.
-var shaped = set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext")
+// their signature takes the SQL text and then variadic arguments: pgx's
+// and database/sql's, and sqlx's (sqlx.ExtContext, a driver-neutral Conn)
+// whose Get and Select take the value to scan into before the text.
+var shaped = set("Exec", "ExecContext", "Query", "QueryContext", "QueryRow", "QueryRowContext",
+	"GetContext", "SelectContext", "Queryx", "QueryxContext", "QueryRowx", "QueryRowxContext")
+
+// scans are the shaped names whose text follows the destination (any).
+var scans = set("GetContext", "SelectContext")
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -113,7 +135,7 @@ func driver(fn *types.Func) bool {
 }
 
 // Driver reports whether pkg is a database driver's package that the
-// rules know by name: pgx, pgxpool, pgconn, database/sql.
+// rules know by name: pgx, pgxpool, pgconn, database/sql, sqlx.
 func Driver(pkg *types.Package) bool {
 	return pkg != nil && drivers[pkg.Path()]
 }
@@ -132,7 +154,18 @@ func Method(fn *types.Func) bool {
 	if !types.IsInterface(t) || !shaped[fn.Name()] {
 		return false
 	}
-	return SQLParam(fn.Signature()) >= 0 && fn.Signature().Variadic()
+	sig := fn.Signature()
+	i := SQLParam(sig)
+	if i < 0 || !sig.Variadic() {
+		return false
+	}
+	if scans[fn.Name()] {
+		// GetContext(ctx, dest any, query string, args ...any), not a
+		// store's GetContext(ctx, key string, opts ...Option).
+		dest, ok := types.Unalias(sig.Params().At(max(i-1, 0)).Type()).Underlying().(*types.Interface)
+		return i > 0 && ok && dest.Empty()
+	}
+	return true
 }
 
 // Sends reports whether fn, a method of an interface that a setting or a
@@ -221,6 +254,7 @@ var handles = map[string]map[string]bool{
 	pgxPath:     set("Conn", "Tx"),
 	pgxpoolPath: set("Pool", "Conn", "Tx"),
 	sqlPath:     set("DB", "Tx", "Conn"),
+	sqlxPath:    set("DB", "Tx", "Conn"),
 	upperPath:   set("Session"),
 }
 

@@ -59,6 +59,18 @@ func (Label) RowsAffected() string { return "" }
 
 type AliasTx = sql.Tx
 
+// Ext is sqlx's ExtContext: Get and Select scan into dest.
+type Ext interface {
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+// KV is a key-value store: its key is no SQL text.
+type KV interface {
+	GetContext(ctx context.Context, key string, opts ...any) ([]byte, error)
+	Get(dest any, query string, args ...any) error
+}
+
 // Clock reads the time.
 type Clock interface{ Now() time.Time }
 
@@ -186,6 +198,10 @@ func TestMethod(t *testing.T) {
 		{"*sql.Tx", "Commit", false},
 		{"Tx", "ExecContext", true},      // an interface of the SQL shape
 		{"Wrapped", "ExecContext", true}, // promoted from *sql.Tx
+		{"Ext", "GetContext", true},      // sqlx's shape: the text after dest
+		{"Ext", "SelectContext", true},
+		{"KV", "GetContext", false}, // a key, not a destination, before what follows
+		{"KV", "Get", false},        // too common a name to take by its shape
 	} {
 		obj, _, _ := types.LookupFieldOrMethod(lookup(t, pkg, tc.typ), true, nil, tc.name)
 		fn, _ := obj.(*types.Func)

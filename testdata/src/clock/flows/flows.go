@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jmoiron/sqlx"
 )
 
 const renew = `UPDATE worker_leases SET expires_at = $2 WHERE name = $1`
@@ -460,4 +461,12 @@ func stampWhole(ctx context.Context, name string) {
 
 func saveWhole(ctx context.Context, e *stampedLease) {
 	pool.Exec(ctx, `UPDATE worker_leases SET expires_at = (r).expires FROM (SELECT json_populate_record(NULL::worker_leases, $1) AS r) AS x WHERE name = (r).name`, e)
+}
+
+// sqlx's methods that scan into Go values send SQL as database/sql's do.
+var sqlxDB *sqlx.DB
+
+func throughSqlx(ctx context.Context) error {
+	var n int64
+	return sqlxDB.GetContext(ctx, &n, renew+` RETURNING 1`, "a", time.Now()) // want `time.Now flows into an argument of GetContext`
 }
