@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/leaseschema"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 	"github.com/leaseguard/leaseguard/analyzer/lease"
 )
 
@@ -113,8 +114,33 @@ func (c *checker) explain(sites []*site) {
 		}
 	}
 	note(pkgPos, fmt.Sprintf("%d SQL calls read, %d not", read, len(c.unread)), nil)
+	for _, u := range c.partial {
+		note(u.pos, u.why, nil)
+	}
 	for _, u := range c.unread {
 		note(u.pos, "SQL call not read: "+u.why, nil)
+	}
+}
+
+// explainForward records, for an SQL call at pos whose text is a
+// parameter of its function (see sqltext.Forward), what was read of it:
+// the package's own calls of the function that pass a text that can be
+// read (read says whether any did), and not the others, nor what callers
+// out of sight pass.
+func (c *checker) explainForward(pos token.Pos, fw sqltext.Forward, read bool) {
+	fn := fw.Param.Parent().RelString(c.pass.Pkg)
+	for _, at := range fw.Missed {
+		c.unread = append(c.unread, unread{at, fmt.Sprintf("the SQL text passed to %s is built at run time, or comes from outside the package", fn)})
+	}
+	switch {
+	case fw.Calls == 0:
+		c.unread = append(c.unread, unread{pos, fmt.Sprintf("its text is the parameter %s of %s, which its callers choose, and the package never calls %s directly", fw.Param.Name(), fn, fn)})
+	case read && (fw.Outside || len(fw.Missed) > 0):
+		msg := fmt.Sprintf("SQL call read for what the package's own calls of %s pass (%d of %d read)", fn, fw.Calls-len(fw.Missed), fw.Calls)
+		if fw.Outside {
+			msg += ": what callers outside the package, or through an interface, pass is not read"
+		}
+		c.partial = append(c.partial, unread{pos, msg})
 	}
 }
 

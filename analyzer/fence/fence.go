@@ -112,6 +112,7 @@ type checker struct {
 	// For -lease.explain: the SQL calls not read, and why each guarded
 	// table is one.
 	unread     []unread
+	partial    []unread // SQL calls read only as the package's own calls fill their text
 	guardedWhy map[string]guardedWhy
 }
 
@@ -173,6 +174,7 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 	if c.calledFencers(funcs, sites, c.fencers(funcs, sites), txFences) {
 		fencesTx, c.callsFencer = true, true
 	}
+	fencesTx = fencesTx || c.locksLeaseRows(sites)
 	for _, s := range sites {
 		for _, ss := range s.stmts {
 			for _, w := range ss.st.writes {
@@ -239,8 +241,12 @@ func (c *checker) site(instr ssa.Instruction) *site {
 		return nil
 	}
 	m, ts, ok := c.texts.Sent(call.Common())
+	fw, forwards := c.texts.Forwarder(call.Common())
+	if forwards {
+		c.explainForward(call.Pos(), fw, ok)
+	}
 	if !ok {
-		if sqlcall.Executes(call.Common()) != nil {
+		if sqlcall.Executes(call.Common()) != nil && !forwards {
 			c.unread = append(c.unread, unread{call.Pos(), "its text is built at run time, or comes from outside the package"})
 		}
 		return nil // no SQL, or not recoverable: not guessed at
@@ -318,8 +324,26 @@ func (c *checker) txFences(sites []*site) (fenced map[*site]*fence, any bool) {
 	return out, any
 }
 
+// locksLeaseRows reports whether the package sends a SELECT that locks
+// rows of a lease table (SELECT range_id FROM shards WHERE shard_id = $1
+// FOR SHARE): a lock that its callers take first in a transaction and
+// then compare the epoch it returns, in Go, fences the transaction's
+// later writes, which may be the package's own.
+func (c *checker) locksLeaseRows(sites []*site) bool {
+	for _, s := range sites {
+		for _, ss := range s.stmts {
+			if ss.st.locksLease {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // fencedByCaller reports whether s runs on a transaction that its function
-// was given: in a package that fences transactions, the caller may have.
+// was given, as a parameter or in its receiver (directly, or through a
+// method of the package that returns the handle the receiver holds): in a
+// package that fences transactions, the caller may have.
 func (c *checker) fencedByCaller(s *site) bool {
 	recv := sqlcall.Receiver(s.call.Common())
 	for {
@@ -332,6 +356,12 @@ func (c *checker) fencedByCaller(s *site) bool {
 		case *ssa.FieldAddr:
 			recv = v.X
 			continue
+		case *ssa.Call:
+			// pdb.conn(): the transaction or the pool that pdb holds.
+			if fn := v.Call.StaticCallee(); fn != nil && fn.Pkg == s.call.Parent().Pkg && fn.Signature.Recv() != nil && len(v.Call.Args) == 1 {
+				recv = v.Call.Args[0]
+				continue
+			}
 		}
 		return false
 	}

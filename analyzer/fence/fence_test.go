@@ -49,6 +49,9 @@ func TestFence(t *testing.T) {
 		{Name: "renewals whose failure is only logged", Pkgs: []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
 		{Name: "transactions known by their type", Pkgs: []string{"fence/txtypes"}},
 		{Name: "statements sent through sqlx", Pkgs: []string{"fence/sqlx"}},
+		{Name: "writes on the transaction of callers that lock the lease row first", Edit: func(c *config.Config) {
+			c.Fence = config.Fence{Table: config.Names{"shards"}, EpochColumn: "range_id", Tables: config.Names{"executions"}}
+		}, Pkgs: []string{"fence/lockedbycaller/plugin", "fence/lockedbycaller/nolock"}},
 		{Name: "a query builder's statements, the lease table named by its Go field", Edit: func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, Pkgs: []string{"fence/builder"}},
 	})
 }

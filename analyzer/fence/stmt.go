@@ -127,6 +127,10 @@ type statement struct {
 	renews    bool   // it extends the holder's own lease (an arm tests the holder)
 	completes bool   // the holder completes a queue's item (see checkCompletion)
 	fence     *fence // a SELECT that reads the lease row as a fence does, or nil
+	// locksLease reports a SELECT that locks rows of a lease table (FOR
+	// SHARE, FOR UPDATE), whatever it tests: its caller may compare what
+	// it reads (see checker.locksLeaseRows).
+	locksLease bool
 }
 
 // clock kinds, by what the database clock they name reads.
@@ -161,6 +165,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 		if f := g.best(); f != nil && f.holder && f.epoch {
 			st.fence = f
 		}
+		st.locksLease = n.locksLease(sel)
 	}
 	// Every write, at the top or in a WITH (a data-modifying CTE).
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {
@@ -220,6 +225,30 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 
 func (n *names) isLease(rv *pg_query.RangeVar) bool {
 	return rv != nil && n.leases[rv.Relname]
+}
+
+// locksLease reports whether sel, a SELECT, locks rows of a lease table
+// that its FROM names: FOR SHARE, FOR UPDATE, or a stronger or weaker
+// lock, of all its tables or of that one.
+func (n *names) locksLease(sel *pg_query.SelectStmt) bool {
+	for _, lc := range sel.LockingClause {
+		rels := lc.GetLockingClause().GetLockedRels()
+		for _, from := range sel.FromClause {
+			rv := from.GetRangeVar()
+			if !n.isLease(rv) {
+				continue
+			}
+			if len(rels) == 0 {
+				return true
+			}
+			for _, r := range rels {
+				if l := r.GetRangeVar(); l != nil && (l.Relname == rv.Relname || rv.Alias != nil && l.Relname == rv.Alias.Aliasname) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // addWrite records a write to target, not a lease table, with the fence

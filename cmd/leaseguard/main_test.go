@@ -450,7 +450,7 @@ func TestExplain(t *testing.T) {
 		"lease/lease.go:42:29: \texpiry: sets lease_expires_at from the database clock plus an interval",
 		"lease/lease.go:5:1: explain: 2 SQL calls read, 2 not",
 		"lease/lease.go:52:28: explain: SQL call not read: a part built at run time leaves it unparsable",
-		"lease/lease.go:58:28: explain: SQL call not read: its text is built at run time, or comes from outside the package",
+		"lease/lease.go:58:28: explain: SQL call not read: its text is the parameter query of (*Locks).Exec, which its callers choose, and the package never calls (*Locks).Exec directly",
 		"lease/lease.go:70:20: explain: the methods of lease.History that may send a statement are taken for SQL calls: its method Record returns sql.Result, a database's answer",
 	}
 	r := run(t, dir, binary, "-explain", "./...")

@@ -1,6 +1,7 @@
 package sqltext
 
 import (
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -117,7 +118,9 @@ func (t *Texts) Built(call *ssa.CallCommon) (Text, bool) {
 // [sqlcall.Executes]) and the texts of its SQL argument, or the builder
 // method that sends a chain and the chain's statement (see [Texts.Built]).
 // It reports false for a call that sends no SQL text, or whose text is not
-// recoverable.
+// recoverable. A call whose text is a parameter of its function (see
+// [Texts.Forwarder]) sends what those of the package's own calls of the
+// function that can be read pass, whatever its other callers pass.
 func (t *Texts) Sent(call *ssa.CallCommon) (*types.Func, []Text, bool) {
 	if m := sqlcall.Executes(call); m != nil {
 		v := sqlcall.Text(call, m)
@@ -125,12 +128,81 @@ func (t *Texts) Sent(call *ssa.CallCommon) (*types.Func, []Text, bool) {
 			return nil, nil, false
 		}
 		ts, ok := t.Of(v)
+		if !ok {
+			if p := forwarded(v); p != nil {
+				ts, ok = t.passed(p, true)
+			}
+		}
 		return m, ts, ok
 	}
 	if tx, ok := t.Built(call); ok {
 		return call.Method, []Text{tx}, true
 	}
 	return nil, nil, false
+}
+
+// A Forward is an SQL call whose text is a parameter of the function
+// that makes the call: the function passes on SQL that its callers choose
+// (an adapter's Exec, a helper that runs the query it is given).
+type Forward struct {
+	Param *ssa.Parameter
+	// Calls is the number of the package's own calls of the function,
+	// and Missed the positions of those whose text is not recoverable.
+	Calls  int
+	Missed []token.Pos
+	// Outside reports that the function may have callers out of this
+	// package's sight: it is exported, or called through an interface or
+	// as a value.
+	Outside bool
+}
+
+// Forwarder reports whether call, an SQL method's call, sends a
+// parameter of its function as its text (see [Forward]).
+func (t *Texts) Forwarder(call *ssa.CallCommon) (Forward, bool) {
+	m := sqlcall.Executes(call)
+	if m == nil {
+		return Forward{}, false
+	}
+	v := sqlcall.Text(call, m)
+	if v == nil {
+		return Forward{}, false
+	}
+	p := forwarded(v)
+	if p == nil {
+		return Forward{}, false
+	}
+	fn := p.Parent()
+	fw := Forward{
+		Param:   p,
+		Calls:   len(t.callers[fn]),
+		Outside: fn.Object() == nil || fn.Object().Exported() || t.escaped[fn],
+	}
+	i := slices.Index(fn.Params, p)
+	for _, c := range t.callers[fn] {
+		if _, ok := t.of(c.Args[i]); !ok {
+			fw.Missed = append(fw.Missed, c.Pos())
+		}
+	}
+	return fw, true
+}
+
+// forwarded returns the parameter that v, a text, is, or nil.
+func forwarded(v ssa.Value) *ssa.Parameter {
+	for {
+		switch x := v.(type) {
+		case *ssa.Parameter:
+			return x
+		case *ssa.ChangeType:
+			v = x.X
+		case *ssa.Convert:
+			if !isString(x.X.Type()) {
+				return nil
+			}
+			v = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 // chain applies the builder calls that made v, first to last.

@@ -433,14 +433,27 @@ func (t *Texts) load(addr ssa.Value) ([]Text, bool) {
 // arguments, where the statement is chosen.
 func (t *Texts) param(p *ssa.Parameter) ([]Text, bool) {
 	fn := p.Parent()
-	if fn.Object() == nil || fn.Object().Exported() || t.escaped[fn] || len(t.callers[fn]) == 0 {
+	if fn.Object() == nil || fn.Object().Exported() || t.escaped[fn] {
 		return nil, false
 	}
+	return t.passed(p, false)
+}
+
+// passed recovers a parameter from the arguments of the package's own
+// calls of its function, each text reporting at its call's argument; false
+// when the package never calls the function directly, or a call's
+// argument is not recoverable. With some, the calls whose argument is not
+// recoverable are left out, and it is false only when no call's is.
+func (t *Texts) passed(p *ssa.Parameter, some bool) ([]Text, bool) {
+	fn := p.Parent()
 	i := slices.Index(fn.Params, p) // Params and Args both count a receiver first
 	var all []Text
 	for _, call := range t.callers[fn] {
 		ts, ok := t.of(call.Args[i])
 		if !ok {
+			if some {
+				continue
+			}
 			return nil, false
 		}
 		at := t.arg(call, i)
@@ -451,7 +464,7 @@ func (t *Texts) param(p *ssa.Parameter) ([]Text, bool) {
 			all = append(all, tx)
 		}
 	}
-	return all, true
+	return all, len(all) > 0
 }
 
 // arg returns the syntax of call's argument i, counting a receiver first
