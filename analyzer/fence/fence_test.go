@@ -49,6 +49,7 @@ func TestFence(t *testing.T) {
 		{Name: "renewals whose failure is only logged", Pkgs: []string{"fence/heartbeat/store", "fence/heartbeat/locker"}},
 		{Name: "transactions known by their type", Pkgs: []string{"fence/txtypes"}},
 		{Name: "statements sent through sqlx", Pkgs: []string{"fence/sqlx"}},
+		{Name: "statements prepared under a name and run by it", Pkgs: []string{"fence/prepared"}},
 		{Name: "writes on the transaction of callers that lock the lease row first", Edit: func(c *config.Config) {
 			c.Fence = config.Fence{Table: config.Names{"shards"}, EpochColumn: "range_id", Tables: config.Names{"executions"}}
 		}, Pkgs: []string{"fence/lockedbycaller/plugin", "fence/lockedbycaller/nolock"}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/lazyssa"
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
+	"github.com/leaseguard/leaseguard/analyzer/internal/sqlcall"
 	"github.com/leaseguard/leaseguard/analyzer/internal/sqltext"
 )
 
@@ -45,10 +46,10 @@ leases and which columns are their holder, epoch and expiry.`,
 			texts := sqltext.New(info.Pkg, pass.Files, funcs, pass.Fset, pass.TypesInfo)
 			parses := make(pgsql.Cache)
 			var stmts []Stmt
-			add := func(sql string, pos token.Pos) {
+			add := func(sql string, pos token.Pos, consts map[int]string) {
 				if p := parses.Parse(sql); p.Err == nil {
 					for _, raw := range p.Stmts {
-						stmts = append(stmts, Stmt{Raw: raw, Pos: pos})
+						stmts = append(stmts, Stmt{Raw: raw, Pos: pos, Consts: consts})
 					}
 				}
 			}
@@ -59,24 +60,28 @@ leases and which columns are their holder, epoch and expiry.`,
 						if !ok {
 							continue
 						}
-						if _, ts, ok := texts.Sent(call.Common()); ok {
+						if m, ts, ok := texts.Sent(call.Common()); ok {
+							var consts map[int]string
+							if sqlcall.Executes(call.Common()) != nil {
+								consts = sqltext.ConstArgs(call.Common(), m)
+							}
 							for _, t := range ts {
 								pos := call.Pos()
 								if t.At != nil {
 									pos = t.At.Pos()
 								}
-								add(t.SQL, pos)
+								add(t.SQL, pos, consts)
 							}
 						}
 					}
 				}
 			}
 			for _, sql := range texts.Embeds() {
-				add(sql, token.NoPos)
+				add(sql, token.NoPos, nil)
 			}
 			for _, sql := range texts.Consts() {
 				if strings.Contains(strings.ToLower(sql), "create") {
-					add(sql, token.NoPos)
+					add(sql, token.NoPos, nil)
 				}
 			}
 			return Infer(stmts)

@@ -152,6 +152,9 @@ type Stmt struct {
 	// Loc maps an offset of the parsed text to one of the text given,
 	// or is nil.
 	Loc func(int) int
+	// Consts are the parameters ($1 is 1) that the Go code fills with a
+	// constant, by number, with the constant's value.
+	Consts map[int]string
 }
 
 // facts are what the statements do with one column of one table.
@@ -173,6 +176,31 @@ type facts struct {
 	chooses   bool            // a takeover's condition tests it for equality: a key or a partition, not the holder it replaces
 	setWith   map[string]bool // the columns that an UPDATE's or ON CONFLICT's SET sets from a parameter beside it
 	cleared   []Evidence      // set to NULL by an UPDATE of the rows named by a parameter: a release
+	states    map[string]bool // the Go constants it is set from, or tested for equality with
+}
+
+// state reports whether the code sets a column from, or tests it against,
+// two or more Go constants (status = $1 with StatusPending, then with
+// StatusComplete): a state the row moves through, not who holds it nor a
+// fencing token, neither of which the code names by constants of its
+// own.
+func (f *facts) state() bool { return len(f.states) > 1 }
+
+// constant records that the column is set from, or tested against, val
+// when val is a parameter that the Go code fills with a constant.
+func (f *facts) constant(val *pg_query.Node, consts map[int]string) {
+	p := val.GetParamRef()
+	if p == nil {
+		return
+	}
+	c, ok := consts[int(p.Number)]
+	if !ok {
+		return
+	}
+	if f.states == nil {
+		f.states = make(map[string]bool)
+	}
+	f.states[c] = true
 }
 
 type learner struct {
@@ -328,6 +356,7 @@ func (l *learner) stmt(i int, s Stmt) {
 						f := l.col(t, col)
 						f.equal = append(f.equal, ev(int(ae.Location), "tests "+col+" = a parameter"))
 						f.matches = f.matches || write && !returned[ae]
+						f.constant(side[1], s.Consts)
 					}
 				}
 			}
@@ -340,7 +369,7 @@ func (l *learner) stmt(i int, s Stmt) {
 		case x.GetUpdateStmt() != nil:
 			u := x.GetUpdateStmt()
 			if u.Relation != nil {
-				l.write(u.Relation.Relname, targets(u.TargetList), true, true, u.WhereClause, ev)
+				l.write(u.Relation.Relname, targets(u.TargetList), true, true, u.WhereClause, s.Consts, ev)
 			}
 		case x.GetInsertStmt() != nil:
 			in := x.GetInsertStmt()
@@ -354,7 +383,7 @@ func (l *learner) stmt(i int, s Stmt) {
 			// tenant, a partition) are the row's, not the holder's,
 			// unless DDL names the key, as for a plain INSERT.
 			doNothing := in.OnConflictClause != nil && in.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING
-			l.write(t, insertValues(in), false, doNothing, nil, ev)
+			l.write(t, insertValues(in), false, doNothing, nil, s.Consts, ev)
 			if oc := in.OnConflictClause; oc != nil {
 				if oc.Infer != nil {
 					for _, e := range oc.Infer.IndexElems {
@@ -363,7 +392,7 @@ func (l *learner) stmt(i int, s Stmt) {
 						}
 					}
 				}
-				l.write(t, conflictTargets(in), true, true, oc.WhereClause, ev)
+				l.write(t, conflictTargets(in), true, true, oc.WhereClause, s.Consts, ev)
 			}
 		case x.GetCreateStmt() != nil:
 			l.ddl(x.GetCreateStmt())
@@ -610,8 +639,9 @@ func lapsedKeys(sel *pg_query.SelectStmt) (table, key, col string, ok bool) {
 // write records the assignments of one write to table. update reports an
 // UPDATE's or ON CONFLICT's SET, keyed one that names the row it takes
 // by its key (an UPDATE, an INSERT … ON CONFLICT); where is its
-// condition.
-func (l *learner) write(table string, as []assignment, update, keyed bool, where *pg_query.Node, ev func(int, string) Evidence) {
+// condition, and consts the parameters that the Go code fills with
+// constants (see Stmt.Consts).
+func (l *learner) write(table string, as []assignment, update, keyed bool, where *pg_query.Node, consts map[int]string, ev func(int, string) Evidence) {
 	setsTime := false
 	for _, a := range as {
 		if timeOf(a.val) != notTime && !pgsql.IsNull(a.val) {
@@ -658,6 +688,7 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 		case update && pgsql.IsParam(a.val) && casTested[a.col]:
 			f.counted = append(f.counted, ev(a.loc, "compares and sets "+a.col))
 		}
+		f.constant(a.val, consts)
 		if pgsql.IsParam(a.val) || pgsql.IsExcluded(a.val) {
 			switch {
 			case setsTime && keyed:
@@ -740,7 +771,7 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 	}
 	// Epoch: counted, and tested for equality.
 	pick(Epoch, func(col string, f *facts) bool {
-		return col != t.Expiry && len(f.counted) > 0 && len(f.equal) > 0
+		return col != t.Expiry && len(f.counted) > 0 && len(f.equal) > 0 && !f.state()
 	}, func(f *facts) []Evidence { return []Evidence{f.counted[0], f.equal[0]} })
 	// Holder: set with the expiry by an acquisition, not a key, and
 	// tested for equality by another write. A plain INSERT may be setting
@@ -756,13 +787,13 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		return f.setParam
 	}
 	pick(Holder, func(col string, f *facts) bool {
-		return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && len(acquired(f)) > 0 && f.matches && len(f.counted) == 0
+		return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && len(acquired(f)) > 0 && f.matches && len(f.counted) == 0 && !f.state()
 	}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
 	if t.Holder == "" {
 		// Several candidates: the one a takeover's SET names (a key is
 		// never set by an UPDATE).
 		pick(Holder, func(col string, f *facts) bool {
-			return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && f.setUpdate && f.matches && len(f.counted) == 0
+			return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && f.setUpdate && f.matches && len(f.counted) == 0 && !f.state()
 		}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
 	}
 	if t.Expiry != "" {

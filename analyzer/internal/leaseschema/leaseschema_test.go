@@ -427,3 +427,42 @@ func TestRenewedBy(t *testing.T) {
 		}
 	}
 }
+
+// TestStates checks that a column the code sets from, or tests against,
+// two Go constants (a status: PENDING, then COMPLETE) is neither holder
+// nor epoch, and that one it sets from the same value each time may be.
+func TestStates(t *testing.T) {
+	stmts := func(consts ...map[int]string) []leaseschema.Stmt {
+		texts := []string{
+			`UPDATE batches SET status = $1, lease_expires = $2 WHERE batch_id = $3`,
+			`UPDATE batches SET status = $1, lease_expires = NULL WHERE batch_id = $2 AND status = $3`,
+			`SELECT batch_id FROM batches WHERE status = $1 AND lease_expires < $2`,
+		}
+		var out []leaseschema.Stmt
+		for i, sql := range texts {
+			p := pgsql.Parse(sql)
+			if p.Err != nil {
+				t.Fatalf("parse %q: %v", sql, p.Err)
+			}
+			out = append(out, leaseschema.Stmt{Raw: p.Stmts[0], Consts: consts[i]})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		consts []map[int]string
+		want   string
+	}{
+		// Compared and set: read as a token the caller passes.
+		{"values the caller gives", []map[int]string{nil, nil, nil}, "batches(-, status, lease_expires)"},
+		{"one value each time", []map[int]string{{1: `"w"`}, {3: `"w"`}, {1: `"w"`}}, "batches(-, status, lease_expires)"},
+		{"statuses the code names", []map[int]string{{1: "model.Pending"}, {1: "model.Complete", 3: "model.Pending"}, {1: "model.Pending"}}, ""},
+		{"constant statuses", []map[int]string{{1: `"PENDING"`}, {1: `"COMPLETE"`, 3: `"PENDING"`}, {1: `"PENDING"`}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := shape(leaseschema.Infer(stmts(tc.consts...))); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -133,12 +133,81 @@ func (t *Texts) Sent(call *ssa.CallCommon) (*types.Func, []Text, bool) {
 				ts, ok = t.passed(p, true)
 			}
 		}
+		if ok {
+			ts, ok = t.named(ts)
+		}
 		return m, ts, ok
 	}
 	if tx, ok := t.Built(call); ok {
 		return call.Method, []Text{tx}, true
 	}
 	return nil, nil, false
+}
+
+// ConstArgs returns, for call, an SQL method's call (see
+// [sqlcall.Executes]) whose arguments follow its text, the positional
+// parameters ($1 is 1) that it fills with a value the code names itself:
+// a constant, by its value, or a package variable, by its name
+// (model.StatusPending): a status the code chose, not a value its caller
+// gave.
+func ConstArgs(call *ssa.CallCommon, m *types.Func) map[int]string {
+	i := sqlcall.SQLParam(m.Signature())
+	args := sqlcall.Args(call)
+	if i < 0 || !m.Signature().Variadic() || len(args) != i+2 {
+		return nil
+	}
+	vals, ok := varargs(args[i+1])
+	if !ok {
+		return nil
+	}
+	out := make(map[int]string)
+	for k, v := range vals {
+		switch x := unwrap(v).(type) {
+		case *ssa.Const:
+			if x.Value != nil {
+				out[k+1] = x.Value.ExactString()
+			}
+		case *ssa.UnOp:
+			if g, ok := x.X.(*ssa.Global); ok && x.Op == token.MUL {
+				out[k+1] = g.RelString(nil)
+			}
+		}
+	}
+	return out
+}
+
+// named replaces each text in ts that is the name of a statement that the
+// package prepares (pgx runs the statement prepared under that name when
+// it is given one as its SQL) with the prepared statement's texts,
+// reported at the Prepare call's SQL argument. It reports false when a
+// prepared statement's text is not recoverable.
+func (t *Texts) named(ts []Text) ([]Text, bool) {
+	var out []Text
+	for _, tx := range ts {
+		calls := t.prepares[tx.SQL]
+		if !tx.Exact || len(calls) == 0 {
+			out = append(out, tx)
+			continue
+		}
+		for _, call := range calls {
+			i := 2
+			if !call.IsInvoke() {
+				i = 3 // the receiver comes first
+			}
+			sql, ok := t.of(call.Args[i])
+			if !ok {
+				return nil, false
+			}
+			at := t.Arg(call.Pos(), 2)
+			for _, s := range sql {
+				if s.At == nil {
+					s.At = at
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out, true
 }
 
 // A Forward is an SQL call whose text is a parameter of the function

@@ -67,6 +67,9 @@ type Texts struct {
 	escaped map[any]bool        // fields, globals and functions written or called where this cannot see
 
 	callers map[*ssa.Function][]*ssa.CallCommon
+	// prepares are the calls that prepare a named statement (pgx's
+	// Prepare(ctx, name, sql)), by the name when it is a constant.
+	prepares map[string][]*ssa.CallCommon
 
 	memo  map[ssa.Value][]Text
 	known map[ssa.Value]bool // memo holds the value; false with memo nil: not recoverable
@@ -88,19 +91,20 @@ type frame struct {
 // syntax and the SSA functions to read stores and calls from.
 func New(pkg *ssa.Package, files []*ast.File, funcs []*ssa.Function, fset *token.FileSet, info *types.Info) *Texts {
 	t := &Texts{
-		pkg:     pkg,
-		fset:    fset,
-		info:    info,
-		calls:   make(map[token.Pos]*ast.CallExpr),
-		binops:  make(map[token.Pos]*ast.BinaryExpr),
-		embeds:  embeds(fset, files, info),
-		exprNum: make(map[any]int),
-		stores:  make(map[any][]ssa.Value),
-		escaped: make(map[any]bool),
-		callers: make(map[*ssa.Function][]*ssa.CallCommon),
-		memo:    make(map[ssa.Value][]Text),
-		known:   make(map[ssa.Value]bool),
-		busy:    make(map[ssa.Value]bool),
+		pkg:      pkg,
+		fset:     fset,
+		info:     info,
+		calls:    make(map[token.Pos]*ast.CallExpr),
+		binops:   make(map[token.Pos]*ast.BinaryExpr),
+		embeds:   embeds(fset, files, info),
+		exprNum:  make(map[any]int),
+		stores:   make(map[any][]ssa.Value),
+		escaped:  make(map[any]bool),
+		callers:  make(map[*ssa.Function][]*ssa.CallCommon),
+		prepares: make(map[string][]*ssa.CallCommon),
+		memo:     make(map[ssa.Value][]Text),
+		known:    make(map[ssa.Value]bool),
+		busy:     make(map[ssa.Value]bool),
 	}
 	t.constExprs, t.consts = constDecls(files, info)
 	for _, f := range files {
@@ -138,6 +142,9 @@ func (t *Texts) index(instr ssa.Instruction, invoked map[string]bool) {
 		t.indexAddr(in, fieldOf(in))
 	case ssa.CallInstruction:
 		call := in.Common()
+		if name, ok := prepares(call); ok {
+			t.prepares[name] = append(t.prepares[name], call)
+		}
 		if call.IsInvoke() {
 			invoked[call.Method.Name()] = true
 		} else if fn := call.StaticCallee(); fn != nil && fn.Pkg == t.pkg {
@@ -161,6 +168,29 @@ func (t *Texts) index(instr ssa.Instruction, invoked map[string]bool) {
 			}
 		}
 	}
+}
+
+// prepares reports whether call prepares a statement under a constant
+// name, as pgx's Conn.Prepare(ctx, name, sql) does, and the name.
+func prepares(call *ssa.CallCommon) (string, bool) {
+	var fn *types.Func
+	if call.IsInvoke() {
+		fn = call.Method
+	} else if f := call.StaticCallee(); f != nil {
+		fn, _ = f.Object().(*types.Func)
+	}
+	if fn == nil || fn.Name() != "Prepare" {
+		return "", false
+	}
+	sig := fn.Signature()
+	if sig.Recv() == nil || sig.Params().Len() != 3 || !isString(sig.Params().At(1).Type()) || !isString(sig.Params().At(2).Type()) {
+		return "", false
+	}
+	args := call.Args
+	if !call.IsInvoke() {
+		args = args[1:]
+	}
+	return constString(unwrap(args[1]))
 }
 
 // indexAddr records the stores through addr, the address of key, and

@@ -52,6 +52,7 @@ type Tx interface {
 	QueryRow(ctx context.Context, sql string, args ...any) Row
 	SendBatch(ctx context.Context, b *Batch) BatchResults
 	CopyFrom(ctx context.Context, table Identifier, cols []string, src CopyFromSource) (int64, error)
+	Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error)
 	Commit(ctx context.Context) error
 	Rollback(ctx context.Context) error
 }
@@ -66,6 +67,12 @@ func (c *Conn) Exec(ctx context.Context, sql string, arguments ...any) (pgconn.C
 
 // QueryRow queries one row.
 func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) Row { return nil }
+
+// Prepare prepares sql under name: Exec, Query and QueryRow given the name
+// run it.
+func (c *Conn) Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
+	return &pgconn.StatementDescription{Name: name, SQL: sql}, nil
+}
 
 // Begin begins a transaction.
 func (c *Conn) Begin(ctx context.Context) (Tx, error) { return nil, nil }

@@ -9,3 +9,6 @@ func (t CommandTag) RowsAffected() int64 { return t.n }
 
 // String returns the tag's text.
 func (t CommandTag) String() string { return "" }
+
+// StatementDescription stands in for pgconn.StatementDescription.
+type StatementDescription struct{ Name, SQL string }
