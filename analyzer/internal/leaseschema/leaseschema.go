@@ -13,7 +13,9 @@
 //   - holder: a column that an acquisition sets from a parameter together
 //     with the expiry (a takeover's SET, an INSERT's columns other than the
 //     conflict key) and that a write's condition tests for equality with a
-//     parameter (a renewal's or a release's WHERE holder = $2);
+//     parameter (a renewal's or a release's WHERE holder = $2); a write
+//     that sets the expiry sets or names the holder, or the time is no
+//     expiry of its lease (a row's activity stamp);
 //   - epoch: a column that a write counts up (epoch = epoch + 1), takes from
 //     a sequence or a random function, or compares and sets
 //     (SET range_id = $1 WHERE range_id = $2), and that a statement tests
@@ -46,7 +48,9 @@
 // rows whose time has passed and frees what they held (see reaps). A
 // time compared as COALESCE(col, default) is the column compared. Where two
 // columns could play one role the role is left empty: without evidence,
-// nothing is inferred.
+// nothing is inferred. A column that the Go code sets from, or tests
+// against, two or more values it names itself (constants or package
+// variables: a status) plays none of the roles.
 package leaseschema
 
 import (
@@ -175,6 +179,7 @@ type facts struct {
 	ddlKey    bool            // part of a primary or unique key by DDL
 	chooses   bool            // a takeover's condition tests it for equality: a key or a partition, not the holder it replaces
 	setWith   map[string]bool // the columns that an UPDATE's or ON CONFLICT's SET sets from a parameter beside it
+	together  map[string]bool // for a time column: the columns that a write setting it also sets, or tests for equality with a parameter
 	cleared   []Evidence      // set to NULL by an UPDATE of the rows named by a parameter: a release
 	states    map[string]bool // the Go constants it is set from, or tested for equality with
 }
@@ -660,6 +665,17 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 	}
 	for _, a := range as {
 		f := l.col(table, a.col)
+		if timeOf(a.val) != notTime && !pgsql.IsNull(a.val) {
+			if f.together == nil {
+				f.together = make(map[string]bool)
+			}
+			for _, b := range as {
+				f.together[b.col] = true
+			}
+			for c := range casTested {
+				f.together[c] = true
+			}
+		}
 		if update {
 			for _, b := range as {
 				if b.col != a.col && (pgsql.IsParam(b.val) || pgsql.IsExcluded(b.val)) {
@@ -795,6 +811,16 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		pick(Holder, func(col string, f *facts) bool {
 			return col != t.Expiry && col != t.Epoch && !f.key && !f.chooses && f.setUpdate && f.matches && len(f.counted) == 0 && !f.state()
 		}, func(f *facts) []Evidence { return []Evidence{acquired(f)[0], f.equal[0]} })
+	}
+	if t.Holder != "" && t.Expiry != "" && !cols[t.Expiry].together[t.Holder] {
+		// A holder's lease ends when its expiry says: a write that sets
+		// the expiry sets the holder too (an acquisition) or names it
+		// (a renewal). A time that no such write sets (a row's activity
+		// stamp, bumped by whoever writes the row) is not the lease's
+		// expiry, and the lease's own, compared nowhere in SQL, is not
+		// known: without evidence, no expiry.
+		t.Expiry = ""
+		delete(t.Why, Expiry)
 	}
 	if t.Expiry != "" {
 		f := cols[t.Expiry]

@@ -54,6 +54,15 @@ func TestInfer(t *testing.T) {
 		want string
 	}{
 		{
+			name: "an activity stamp that no write of the holder sets is not the lease's expiry",
+			sql: []string{
+				`UPDATE topics SET last_inserted_at = now() WHERE topic = $1 AND (last_inserted_at IS NULL OR last_inserted_at < now() - interval '30 seconds')`,
+				`UPDATE topics SET exclusive_consumer_expires_at = $3 WHERE topic = $1 AND exclusive_consumer_id = $2`,
+				`UPDATE topics SET exclusive_consumer_id = $2, exclusive_consumer_expires_at = $3 WHERE topic = $1`,
+			},
+			want: "",
+		},
+		{
 			name: "the reference package: takeover counts the epoch, renewal tests holder and epoch",
 			sql: []string{
 				`UPDATE worker_leases SET holder = $2, epoch = epoch + 1, expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
