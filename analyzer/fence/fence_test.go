@@ -50,6 +50,7 @@ func TestFence(t *testing.T) {
 		{Name: "transactions known by their type", Pkgs: []string{"fence/txtypes"}},
 		{Name: "statements sent through sqlx", Pkgs: []string{"fence/sqlx"}},
 		{Name: "statements prepared under a name and run by it", Pkgs: []string{"fence/prepared"}},
+		{Name: "claims that choose lapsed rows in a subquery or a CTE", Pkgs: []string{"fence/claims"}},
 		{Name: "writes on the transaction of callers that lock the lease row first", Edit: func(c *config.Config) {
 			c.Fence = config.Fence{Table: config.Names{"shards"}, EpochColumn: "range_id", Tables: config.Names{"executions"}}
 		}, Pkgs: []string{"fence/lockedbycaller/plugin", "fence/lockedbycaller/nolock"}},

@@ -70,8 +70,9 @@ func (n *names) checkCompletion(st *statement, rel *pg_query.RangeVar, targets [
 
 // checkLeaseUpdate checks an UPDATE of the lease table: expiry set from
 // the database clock, and, in a renewal (an update that tests the holder),
-// tested against it. A release is none of this.
-func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.UpdateStmt) {
+// tested against it. A release is none of this. ctes are the statement's
+// common table expressions, by name.
+func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.UpdateStmt, ctes map[string]*pg_query.SelectStmt) {
 	verb := "UPDATE of " + n.display(s.Relation.Relname)
 	c := n.of(s.Relation.Relname)
 	sets := setsColumn(s.TargetList, c.expiry)
@@ -93,7 +94,9 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 		}
 	}
 	if sets {
-		n.checkRenewal(p, st, verb, s.Relation, s.WhereClause)
+		if !n.checkRenewal(p, st, verb, s.Relation, s.WhereClause) {
+			n.checkPicks(p, st, verb, s.Relation, picks(s, ctes))
+		}
 		return
 	}
 	n.checkHolderWrite(p, st, verb, s)
@@ -128,8 +131,9 @@ func (n *names) checkHolderWrite(p *pgsql.Parsed, st *statement, verb string, s 
 // on rel: it compares expiry with nothing but the database clock, and each
 // of its arms that matches the holder's own row (a renewal) tests that the
 // lease has not expired. An arm that matches any expired row (a takeover)
-// needs no holder.
-func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, where *pg_query.Node) {
+// needs no holder. It reports whether it found expiry tested against a
+// time the process chose.
+func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, where *pg_query.Node) (processTime bool) {
 	cols := n.of(rel.Relname)
 	expiry, lapse := cols.expiry, "clock_timestamp()"
 	if cols.heartbeat {
@@ -162,14 +166,77 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 		if tests.paramText != "" {
 			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
 				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.column(expiry), p.Spell(tests.paramLoc, tests.paramText))})
-			return
+			return true
 		}
 		if own && tests.clock == noClock && !tests.maybe {
 			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)),
 				msg: fmt.Sprintf("renewal does not test %s > %s: it revives a lease that has expired", n.column(expiry), lapse)})
-			return
+			return false
 		}
 	}
+	return false
+}
+
+// checkPicks reports a SELECT of the lease table that chooses the rows a
+// claim writes (see picks) and tests their expiry against a time the
+// process chose (WHERE id = (SELECT id FROM jobs WHERE locked_until < $2
+// … FOR UPDATE SKIP LOCKED)): the claiming process's clock decides that
+// the holder's lease has lapsed. Its other tests (claimed_by = -1: rows
+// no one holds) choose rows; they are not the holder's.
+func (n *names) checkPicks(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, picks []*pg_query.SelectStmt) {
+	for _, sel := range picks {
+		for _, arm := range arms(sel.WhereClause) {
+			tests := newTests(n, sel.FromClause[0].GetRangeVar())
+			for _, c := range arm {
+				tests.add(c)
+			}
+			if tests.lapsed && tests.paramText != "" {
+				st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
+					msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.column(n.of(rel.Relname).expiry), p.Spell(tests.paramLoc, tests.paramText))})
+				return
+			}
+		}
+	}
+}
+
+// picks returns the SELECTs of the lease table that choose the rows that
+// s, an UPDATE of it, writes: a subquery that its condition compares its
+// key with (WHERE id = (SELECT id FROM jobs WHERE … FOR UPDATE SKIP
+// LOCKED), WHERE id IN (SELECT …)), or a common table expression in its
+// FROM (WITH c AS (SELECT id FROM jobs WHERE …) UPDATE jobs … FROM c
+// WHERE jobs.id = c.id). A claim tests the lease there.
+func picks(s *pg_query.UpdateStmt, ctes map[string]*pg_query.SelectStmt) []*pg_query.SelectStmt {
+	ofTable := func(sel *pg_query.SelectStmt) bool {
+		if sel == nil || pgsql.IsSetOp(sel) || len(sel.FromClause) != 1 {
+			return false
+		}
+		rv := sel.FromClause[0].GetRangeVar()
+		return rv != nil && rv.Relname == s.Relation.Relname && rv.Schemaname == s.Relation.Schemaname
+	}
+	var out []*pg_query.SelectStmt
+	for _, c := range pgsql.Conjuncts(s.WhereClause) {
+		var sub *pg_query.SubLink
+		if ae := c.GetAExpr(); ae != nil && ae.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(ae.Name) == 1 && ae.Name[0].GetString_().GetSval() == "=" {
+			for _, side := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
+				if sl := side.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK {
+					sub = sl
+				}
+			}
+		} else if sl := c.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_ANY_SUBLINK {
+			sub = sl
+		}
+		if sel := sub.GetSubselect().GetSelectStmt(); sub != nil && ofTable(sel) {
+			out = append(out, sel)
+		}
+	}
+	for _, from := range s.FromClause {
+		if rv := from.GetRangeVar(); rv != nil && rv.Schemaname == "" {
+			if sel := ctes[rv.Relname]; ofTable(sel) {
+				out = append(out, sel)
+			}
+		}
+	}
+	return out
 }
 
 // arms returns the alternatives of a condition: its conjuncts, or, where

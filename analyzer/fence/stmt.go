@@ -186,7 +186,7 @@ func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *s
 				g.fromWhere(s.FromClause, s.WhereClause, nil)
 			})
 			if n.isLease(s.Relation) {
-				n.checkLeaseUpdate(p, st, s)
+				n.checkLeaseUpdate(p, st, s, all)
 				n.checkCompletion(st, s.Relation, s.TargetList, s.WhereClause)
 			}
 		case x.GetDeleteStmt() != nil:

@@ -23,7 +23,7 @@ const receiveSQL = `UPDATE messages SET timeout = $1, received = received + 1
 func Receive(ctx context.Context, timeout time.Duration) (string, error) { // want Receive:"renews a lease"
 	now := time.Now()
 	var id string
-	err := db.QueryRowContext(ctx, receiveSQL, now.Add(timeout), "q", now).Scan(&id) // want `UPDATE of messages sets timeout from \$1, a time the process chose`
+	err := db.QueryRowContext(ctx, receiveSQL, now.Add(timeout), "q", now).Scan(&id) // want `UPDATE of messages sets timeout from \$1, a time the process chose` `UPDATE of messages tests timeout against \$3, a time the process chose`
 	return id, err
 }
 

@@ -1,0 +1,48 @@
+//leaseguard:lease
+
+// Package claims claims job rows whose lock has lapsed by choosing them in
+// a subquery or a common table expression, FOR UPDATE SKIP LOCKED: the
+// lapse test there is the claim's own.
+package claims
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+func claimSub(ctx context.Context, db *sql.DB, worker string, now any) error { // want claimSub:"renews a lease"
+	res, err := db.ExecContext(ctx, `UPDATE jobs SET locked_by = $1, locked_until = clock_timestamp() + interval '30 seconds' WHERE id = (SELECT id FROM jobs WHERE locked_until < $2 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)`, worker, now) // want `UPDATE of jobs tests locked_until against \$2, a time the process chose`
+	return check(res, err)
+}
+
+func claimIn(ctx context.Context, db *sql.DB, worker string, now any) error { // want claimIn:"renews a lease"
+	res, err := db.ExecContext(ctx, `UPDATE jobs SET locked_by = $1, locked_until = clock_timestamp() + interval '30 seconds' WHERE id IN (SELECT j.id FROM jobs j WHERE j.locked_until < $2 LIMIT 10 FOR UPDATE SKIP LOCKED)`, worker, now) // want `UPDATE of jobs tests locked_until against \$2, a time the process chose`
+	return check(res, err)
+}
+
+func claimCTE(ctx context.Context, db *sql.DB, worker string, now any) error { // want claimCTE:"renews a lease"
+	res, err := db.ExecContext(ctx, `WITH c AS (SELECT id FROM jobs WHERE locked_until < $2 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) UPDATE jobs SET locked_by = $1, locked_until = clock_timestamp() + interval '30 seconds' FROM c WHERE jobs.id = c.id`, worker, now) // want `UPDATE of jobs tests locked_until against \$2, a time the process chose`
+	return check(res, err)
+}
+
+// The database clock decides: nothing to report.
+func claimDB(ctx context.Context, db *sql.DB, worker string) error { // want claimDB:"renews a lease"
+	res, err := db.ExecContext(ctx, `WITH c AS (SELECT id FROM jobs WHERE locked_until < clock_timestamp() ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) UPDATE jobs SET locked_by = $1, locked_until = clock_timestamp() + interval '30 seconds' FROM c WHERE jobs.id = c.id`, worker)
+	return check(res, err)
+}
+
+func renew(ctx context.Context, db *sql.DB, id int64, worker string) error { // want renew:"renews a lease"
+	res, err := db.ExecContext(ctx, `UPDATE jobs SET locked_until = clock_timestamp() + interval '30 seconds' WHERE id = $1 AND locked_by = $2 AND locked_until > clock_timestamp()`, id, worker)
+	return check(res, err)
+}
+
+func check(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return errors.New("lost")
+	}
+	return nil
+}
