@@ -91,6 +91,10 @@ func (c *checker) explain(sites []*site) {
 			leaseTable(c.display(l)), source, c.column(cols.holder, c.cfg.HolderColumn), c.column(cols.epoch, c.cfg.EpochColumn), expiry), related)
 	}
 
+	if c.names.fallback {
+		c.explainNearLeases(note)
+	}
+
 	var guarded []string
 	for g := range c.names.guarded {
 		guarded = append(guarded, g)
@@ -119,6 +123,50 @@ func (c *checker) explain(sites []*site) {
 	}
 	for _, u := range c.unread {
 		note(u.pos, "SQL call not read: "+u.why, nil)
+	}
+}
+
+// explainNearLeases says, in a package where no lease table was found,
+// which tables came closest: those whose statements show an expiry but
+// not enough besides to hold leases (see leaseschema), with the evidence,
+// so that a user who knows the table holds leases can name it.
+func (c *checker) explainNearLeases(note func(token.Pos, string, []analysis.RelatedInformation)) {
+	var near []*leaseschema.Table
+	for _, t := range c.schema.Tables {
+		if !t.Lease && t.Expiry != "" {
+			near = append(near, t)
+		}
+	}
+	slices.SortFunc(near, func(a, b *leaseschema.Table) int { return strings.Compare(a.Name, b.Name) })
+	for _, t := range near {
+		var shown, missing []string
+		pos := token.NoPos
+		var related []analysis.RelatedInformation
+		for _, r := range []leaseschema.Role{leaseschema.Holder, leaseschema.Epoch, leaseschema.Expiry} {
+			col := t.Column(r)
+			if col == "" {
+				if r != leaseschema.Expiry {
+					missing = append(missing, "no "+r.String())
+				}
+				continue
+			}
+			shown = append(shown, fmt.Sprintf("%s `%s`", r, col))
+			for _, ev := range t.Why[r] {
+				if ev.Pos.IsValid() {
+					related = append(related, analysis.RelatedInformation{Pos: ev.Pos, Message: r.String() + ": " + c.spell(ev.Why)})
+					if !pos.IsValid() {
+						pos = ev.Pos
+					}
+				}
+			}
+		}
+		missing = append(missing, "no takeover", "no renewal")
+		table := c.display(t.Name)
+		if !strings.HasPrefix(table, "the table ") && !strings.HasPrefix(table, "a table ") {
+			table = "the table " + table
+		}
+		note(pos, fmt.Sprintf("%s is not taken for a lease table: its statements show %s, but %s; name it with -fence.table if it holds leases",
+			table, strings.Join(shown, " and "), strings.Join(missing, ", ")), related)
 	}
 }
 

@@ -33,7 +33,7 @@ func TestFence(t *testing.T) {
 		{Name: "the lease table found from the renewal", Pkgs: []string{"fence/discover"}},
 		{Name: "the lease table's columns read from what its SQL does", Pkgs: []string{"fence/inferred", "fence/inferred/queue", "fence/inferred/heartbeat", "fence/inferred/upsert", "fence/inferred/released", "fence/inferred/offset", "fence/inferred/reaped"}},
 		{Name: "a package whose SQL shows no lease table, with -lease.notes", Edit: func(c *config.Config) { c.Lease.Notes = true }, Pkgs: []string{"fence/unchecked", "fence/unchecked/allowed", "fence/inferred", "fence/writes"}},
-		{Name: "what the rule understood, with -lease.explain", Edit: func(c *config.Config) { c.Lease.Explain = true }, Pkgs: []string{"fence/explain"}},
+		{Name: "what the rule understood, with -lease.explain", Edit: func(c *config.Config) { c.Lease.Explain = true }, Pkgs: []string{"fence/explain", "fence/explain/nolease"}},
 		{Name: "cases it knowingly misses", Pkgs: []string{"fence/limitations"}},
 		{Name: "the fences that leasepkg runs on PostgreSQL", Pkgs: []string{"fence/proof"}},
 		{Name: "lease tables named at run time, found by shape", Pkgs: []string{"fence/runtime", "fence/runtime/accessors"}},
