@@ -66,16 +66,7 @@ func (c *checker) explain(sites []*site) {
 		var related []analysis.RelatedInformation
 		pos := token.NoPos
 		if t != nil {
-			for _, r := range []leaseschema.Role{leaseschema.Holder, leaseschema.Epoch, leaseschema.Expiry} {
-				for _, ev := range t.Why[r] {
-					if ev.Pos.IsValid() {
-						related = append(related, analysis.RelatedInformation{Pos: ev.Pos, Message: r.String() + ": " + c.spell(ev.Why)})
-						if !pos.IsValid() {
-							pos = ev.Pos
-						}
-					}
-				}
-			}
+			pos, related = c.roleEvidence(t)
 			if t.Takeover != nil && t.Takeover.Pos.IsValid() {
 				related = append(related, analysis.RelatedInformation{Pos: t.Takeover.Pos, Message: "takeover: " + c.spell(t.Takeover.Why)})
 			}
@@ -140,34 +131,40 @@ func (c *checker) explainNearLeases(note func(token.Pos, string, []analysis.Rela
 	slices.SortFunc(near, func(a, b *leaseschema.Table) int { return strings.Compare(a.Name, b.Name) })
 	for _, t := range near {
 		var shown, missing []string
-		pos := token.NoPos
-		var related []analysis.RelatedInformation
-		for _, r := range []leaseschema.Role{leaseschema.Holder, leaseschema.Epoch, leaseschema.Expiry} {
-			col := t.Column(r)
-			if col == "" {
-				if r != leaseschema.Expiry {
-					missing = append(missing, "no "+r.String())
-				}
-				continue
-			}
-			shown = append(shown, fmt.Sprintf("%s `%s`", r, col))
-			for _, ev := range t.Why[r] {
-				if ev.Pos.IsValid() {
-					related = append(related, analysis.RelatedInformation{Pos: ev.Pos, Message: r.String() + ": " + c.spell(ev.Why)})
-					if !pos.IsValid() {
-						pos = ev.Pos
-					}
-				}
+		for _, r := range roles {
+			switch col := t.Column(r); {
+			case col != "":
+				shown = append(shown, fmt.Sprintf("%s `%s`", r, col))
+			case r != leaseschema.Expiry:
+				missing = append(missing, "no "+r.String())
 			}
 		}
 		missing = append(missing, "no takeover", "no renewal")
-		table := c.display(t.Name)
-		if !strings.HasPrefix(table, "the table ") && !strings.HasPrefix(table, "a table ") {
-			table = "the table " + table
-		}
+		pos, related := c.roleEvidence(t)
 		note(pos, fmt.Sprintf("%s is not taken for a lease table: its statements show %s, but %s; name it with -fence.table if it holds leases",
-			table, strings.Join(shown, " and "), strings.Join(missing, ", ")), related)
+			tableNamed(c.display(t.Name), "table"), strings.Join(shown, " and "), strings.Join(missing, ", ")), related)
 	}
+}
+
+// roles are a lease table's roles, in the order explanations give them.
+var roles = []leaseschema.Role{leaseschema.Holder, leaseschema.Epoch, leaseschema.Expiry}
+
+// roleEvidence returns the statements that show t's columns, role by role,
+// as related information, and the first of their positions.
+func (c *checker) roleEvidence(t *leaseschema.Table) (token.Pos, []analysis.RelatedInformation) {
+	pos := token.NoPos
+	var related []analysis.RelatedInformation
+	for _, r := range roles {
+		for _, ev := range t.Why[r] {
+			if ev.Pos.IsValid() {
+				related = append(related, analysis.RelatedInformation{Pos: ev.Pos, Message: r.String() + ": " + c.spell(ev.Why)})
+				if !pos.IsValid() {
+					pos = ev.Pos
+				}
+			}
+		}
+	}
+	return pos, related
 }
 
 // explainForward records, for an SQL call at pos whose text is a
@@ -229,14 +226,18 @@ func (c *checker) noteUnchecked(sites []*site) {
 // leaseTable names a lease table as display names it (see
 // checker.display): "the lease table orders", "the lease table named by
 // s.config.Table", "a lease table named at run time".
-func leaseTable(display string) string {
+func leaseTable(display string) string { return tableNamed(display, "lease table") }
+
+// tableNamed names a table as display names it, with noun for "table":
+// "the lease table orders", "a table named at run time".
+func tableNamed(display, noun string) string {
 	if d, ok := strings.CutPrefix(display, "the table "); ok {
-		return "the lease table " + d
+		return "the " + noun + " " + d
 	}
 	if d, ok := strings.CutPrefix(display, "a table "); ok {
-		return "a lease table " + d
+		return "a " + noun + " " + d
 	}
-	return "the lease table " + display
+	return "the " + noun + " " + display
 }
 
 // spell writes the names in why, an inference's evidence, as the user

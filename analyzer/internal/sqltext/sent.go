@@ -90,11 +90,7 @@ func (t *Texts) named(ts []Text) ([]Text, bool) {
 			continue
 		}
 		for _, call := range calls {
-			i := 2
-			if !call.IsInvoke() {
-				i = 3 // the receiver comes first
-			}
-			sql, ok := t.of(call.Args[i])
+			sql, ok := t.of(sqlcall.Args(call)[2])
 			if !ok {
 				return nil, false
 			}
@@ -108,6 +104,20 @@ func (t *Texts) named(ts []Text) ([]Text, bool) {
 		}
 	}
 	return out, true
+}
+
+// prepares reports whether call prepares a statement under a constant
+// name, as pgx's Conn.Prepare(ctx, name, sql) does, and the name.
+func prepares(call *ssa.CallCommon) (string, bool) {
+	fn := sqlcall.Callee(call)
+	if fn == nil || fn.Name() != "Prepare" {
+		return "", false
+	}
+	sig := fn.Signature()
+	if sig.Recv() == nil || sig.Params().Len() != 3 || !isString(sig.Params().At(1).Type()) || !isString(sig.Params().At(2).Type()) {
+		return "", false
+	}
+	return constString(unwrap(sqlcall.Args(call)[1]))
 }
 
 // A Forward is an SQL call whose text is a parameter of the function

@@ -170,29 +170,6 @@ func (t *Texts) index(instr ssa.Instruction, invoked map[string]bool) {
 	}
 }
 
-// prepares reports whether call prepares a statement under a constant
-// name, as pgx's Conn.Prepare(ctx, name, sql) does, and the name.
-func prepares(call *ssa.CallCommon) (string, bool) {
-	var fn *types.Func
-	if call.IsInvoke() {
-		fn = call.Method
-	} else if f := call.StaticCallee(); f != nil {
-		fn, _ = f.Object().(*types.Func)
-	}
-	if fn == nil || fn.Name() != "Prepare" {
-		return "", false
-	}
-	sig := fn.Signature()
-	if sig.Recv() == nil || sig.Params().Len() != 3 || !isString(sig.Params().At(1).Type()) || !isString(sig.Params().At(2).Type()) {
-		return "", false
-	}
-	args := call.Args
-	if !call.IsInvoke() {
-		args = args[1:]
-	}
-	return constString(unwrap(args[1]))
-}
-
 // indexAddr records the stores through addr, the address of key, and
 // marks key escaped when the address is used for anything but loads and
 // stores.
