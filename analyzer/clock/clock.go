@@ -222,15 +222,24 @@ func (c *checker) run(res *lease.Result, info *buildssa.SSA) {
 	findings := c.summarize(info)
 	c.export()
 	rep := res.Reporter(c.pass, Name, scope)
-	// A read that does the same to several calls is reported once (the
-	// Reporter shows a message at a place once), with the first of them.
+	// A clock read is reported once, however many calls it reaches or
+	// decides: with the first of them in the message, and every further
+	// one as a related line.
 	slices.SortFunc(findings, func(a, b finding) int {
-		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.what, b.what), cmp.Compare(a.at, b.at))
+		return cmp.Or(cmp.Compare(a.src.pos, b.src.pos), cmp.Compare(a.at, b.at), cmp.Compare(a.what, b.what))
 	})
-	for _, f := range findings {
+	for i := 0; i < len(findings); {
+		f := findings[i]
 		d := analysis.Diagnostic{Pos: f.src.pos, Message: f.src.desc + " " + f.what}
 		if f.at.IsValid() {
 			d.Related = []analysis.RelatedInformation{{Pos: f.at, Message: "the SQL call"}}
+		}
+		said := map[finding]bool{{what: f.what, at: f.at}: true}
+		for i++; i < len(findings) && findings[i].src.pos == f.src.pos; i++ {
+			if g := findings[i]; g.at.IsValid() && !said[finding{what: g.what, at: g.at}] {
+				said[finding{what: g.what, at: g.at}] = true
+				d.Related = append(d.Related, analysis.RelatedInformation{Pos: g.at, Message: "also " + g.what})
+			}
 		}
 		rep.Report(d)
 	}

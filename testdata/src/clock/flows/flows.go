@@ -470,3 +470,15 @@ func throughSqlx(ctx context.Context) error {
 	var n int64
 	return sqlxDB.GetContext(ctx, &n, renew+` RETURNING 1`, "a", time.Now()) // want `time.Now flows into an argument of GetContext`
 }
+
+// A read that reaches several calls is one finding: the first call in its
+// message, the others in its related lines.
+func severalCalls(ctx context.Context, name string) {
+	now := time.Now() // want `time.Now flows into an argument of Exec: the database`
+	pool.Exec(ctx, renew, name, now)
+	pool.QueryRow(ctx, renew+` RETURNING 1`, name, now)
+	if now.Weekday() == time.Sunday {
+		return
+	}
+	pool.Exec(ctx, `DELETE FROM worker_leases WHERE name = $1`, name)
+}
