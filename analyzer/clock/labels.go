@@ -142,6 +142,11 @@ func (l labelled) bare() labelled {
 	return out
 }
 
+// clockless returns l without its clock: the parameters it derives from.
+func (l labelled) clockless() labelled {
+	return labelled{l: l.l &^ clockBits, part: l.part &^ clockBits}
+}
+
 // wholeParams returns the parameters that l carries as themselves, not
 // only as a part of them.
 func (l labelled) wholeParams() uint64 { return uint64(l.l &^ l.part & paramBits) }

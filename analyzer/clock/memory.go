@@ -18,10 +18,15 @@ import (
 func (f *flow) store(addr, v ssa.Value, val labelled) bool {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		if f.c.fieldFlow && !textual(v) {
+		held := val
+		if textual(v) {
+			// A message or a name: not read back as a time, by the
+			// package or by SQL that is given the struct whole.
+			held = val.clockless()
+		} else if f.c.fieldFlow {
 			widen(f.c, f.c.fields, fieldKey{structOf(a.X.Type()), a.Field}, val)
 		}
-		whole := f.fieldStored(a, val)
+		whole := f.fieldStored(a, held)
 		return f.set(a, val) || whole
 	case *ssa.IndexAddr:
 		return f.set(a.X, val)
@@ -37,7 +42,9 @@ func (f *flow) store(addr, v ssa.Value, val labelled) bool {
 // A clock formatted into one and stored in a field is not followed
 // package-wide through the field: the package does not read it back as a
 // time, and every other struct of the type would carry it (a run's
-// encoded input, its id).
+// encoded input, its id). Nor does the struct carry it where it is given
+// whole to SQL: the field is a description ("Successful in 1m2s"), a
+// name or a payload, not a time that a statement compares.
 func textual(v ssa.Value) bool {
 	if mi, ok := v.(*ssa.MakeInterface); ok {
 		v = mi.X

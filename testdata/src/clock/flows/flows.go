@@ -463,6 +463,21 @@ func saveWhole(ctx context.Context, e *stampedLease) {
 	pool.Exec(ctx, `UPDATE worker_leases SET expires_at = (r).expires FROM (SELECT json_populate_record(NULL::worker_leases, $1) AS r) AS x WHERE name = (r).name`, e)
 }
 
+type leaseNote struct {
+	Name string
+	Note string
+}
+
+// A time formatted into a message, in a struct given whole to SQL: a
+// description, not a time that a statement compares.
+func noteWhole(ctx context.Context, name string, started time.Time) {
+	saveNote(ctx, &leaseNote{Name: name, Note: fmt.Sprintf("held for %s", time.Since(started))})
+}
+
+func saveNote(ctx context.Context, n *leaseNote) {
+	pool.Exec(ctx, `UPDATE worker_leases SET note = (r).note FROM (SELECT json_populate_record(NULL::worker_leases, $1) AS r) AS x WHERE name = (r).name`, n)
+}
+
 // sqlx's methods that scan into Go values send SQL as database/sql's do.
 var sqlxDB *sqlx.DB
 
