@@ -95,7 +95,7 @@ func (n *names) checkLeaseUpdate(p *pgsql.Parsed, st *statement, s *pg_query.Upd
 	}
 	if sets {
 		if !n.checkRenewal(p, st, verb, s.Relation, s.WhereClause) {
-			n.checkPicks(p, st, verb, s.Relation, picks(s, ctes))
+			n.checkPicks(p, st, verb, s.Relation, pgsql.Picks(s, ctes))
 		}
 		return
 	}
@@ -186,7 +186,7 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 func (n *names) checkPicks(p *pgsql.Parsed, st *statement, verb string, rel *pg_query.RangeVar, picks []*pg_query.SelectStmt) {
 	for _, sel := range picks {
 		for _, arm := range arms(sel.WhereClause) {
-			tests := newTests(n, sel.FromClause[0].GetRangeVar())
+			tests := newTests(n, pgsql.PickedFrom(sel))
 			for _, c := range arm {
 				tests.add(c)
 			}
@@ -199,59 +199,31 @@ func (n *names) checkPicks(p *pgsql.Parsed, st *statement, verb string, rel *pg_
 	}
 }
 
-// picks returns the SELECTs of the lease table that choose the rows that
-// s, an UPDATE of it, writes: a subquery that its condition compares its
-// key with (WHERE id = (SELECT id FROM jobs WHERE … FOR UPDATE SKIP
-// LOCKED), WHERE id IN (SELECT …)), or a common table expression in its
-// FROM (WITH c AS (SELECT id FROM jobs WHERE …) UPDATE jobs … FROM c
-// WHERE jobs.id = c.id). A claim tests the lease there.
-func picks(s *pg_query.UpdateStmt, ctes map[string]*pg_query.SelectStmt) []*pg_query.SelectStmt {
-	ofTable := func(sel *pg_query.SelectStmt) bool {
-		if sel == nil || pgsql.IsSetOp(sel) || len(sel.FromClause) != 1 {
-			return false
-		}
-		rv := sel.FromClause[0].GetRangeVar()
-		return rv != nil && rv.Relname == s.Relation.Relname && rv.Schemaname == s.Relation.Schemaname
-	}
-	var out []*pg_query.SelectStmt
-	for _, c := range pgsql.Conjuncts(s.WhereClause) {
-		var sub *pg_query.SubLink
-		if ae := c.GetAExpr(); ae != nil && ae.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(ae.Name) == 1 && ae.Name[0].GetString_().GetSval() == "=" {
-			for _, side := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
-				if sl := side.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK {
-					sub = sl
-				}
-			}
-		} else if sl := c.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_ANY_SUBLINK {
-			sub = sl
-		}
-		if sel := sub.GetSubselect().GetSelectStmt(); sub != nil && ofTable(sel) {
-			out = append(out, sel)
-		}
-	}
-	for _, from := range s.FromClause {
-		if rv := from.GetRangeVar(); rv != nil && rv.Schemaname == "" {
-			if sel := ctes[rv.Relname]; ofTable(sel) {
-				out = append(out, sel)
-			}
-		}
-	}
-	return out
-}
-
 // arms returns the alternatives of a condition: its conjuncts, or, where
 // one of them is an OR, the other conjuncts with each of its terms in turn
-// (a = 1 AND (b OR c) has the arms a = 1 AND b and a = 1 AND c).
+// (a = 1 AND (b OR c) has the arms a = 1 AND b and a = 1 AND c). A
+// COALESCE of conditions is its first that is not NULL, so each is an
+// alternative, but for a constant false or NULL, which matches no row:
+// COALESCE(s.expired, l.acquired_at < $3) has the arms s.expired and
+// l.acquired_at < $3.
 func arms(where *pg_query.Node) [][]*pg_query.Node {
 	conj := pgsql.Conjuncts(where)
 	for i, c := range conj {
-		b := c.GetBoolExpr()
-		if b == nil || b.Boolop != pg_query.BoolExprType_OR_EXPR {
+		var alts []*pg_query.Node
+		if b := c.GetBoolExpr(); b != nil && b.Boolop == pg_query.BoolExprType_OR_EXPR {
+			alts = b.Args
+		} else if ce := c.GetCoalesceExpr(); ce != nil {
+			for _, a := range ce.Args {
+				if k := a.GetAConst(); k == nil || !k.Isnull && (k.GetBoolval() == nil || k.GetBoolval().Boolval) {
+					alts = append(alts, a)
+				}
+			}
+		} else {
 			continue
 		}
 		rest := slices.Concat(conj[:i], conj[i+1:])
 		var out [][]*pg_query.Node
-		for _, d := range b.Args {
+		for _, d := range alts {
 			for _, arm := range arms(d) {
 				out = append(out, slices.Concat(rest, arm))
 			}

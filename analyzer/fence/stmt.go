@@ -148,7 +148,7 @@ const (
 // statement of its transaction, which decides whether now() is safe.
 func (n *names) checkStmt(p *pgsql.Parsed, raw *pg_query.RawStmt, first bool) *statement {
 	st := &statement{}
-	all := allCTEs(raw)
+	all := pgsql.CTEs(raw)
 	ends := p.LockEnds(raw)
 	newGate := func() *gate { return &gate{n: n, p: p, first: first, ctes: all, ends: ends} }
 	if sel := raw.Stmt.GetSelectStmt(); sel != nil {
@@ -350,21 +350,6 @@ func (n *names) leaseList() string {
 		return n.display(ls[0])
 	}
 	return "the lease table"
-}
-
-// allCTEs returns every common table expression of a statement by name,
-// at any depth: a write in one WITH entry may read another.
-func allCTEs(raw *pg_query.RawStmt) map[string]*pg_query.SelectStmt {
-	m := make(map[string]*pg_query.SelectStmt)
-	pgsql.Walk(raw, func(x *pg_query.Node) bool {
-		if cte := x.GetCommonTableExpr(); cte != nil {
-			if sel := cte.Ctequery.GetSelectStmt(); sel != nil {
-				m[cte.Ctename] = sel
-			}
-		}
-		return true
-	})
-	return m
 }
 
 // clockIn returns the strongest clock that expression e reads (a

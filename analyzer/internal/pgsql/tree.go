@@ -238,3 +238,78 @@ func inTemp(name []*pg_query.Node) bool {
 func tempRelation(rv *pg_query.RangeVar) bool {
 	return rv != nil && (rv.Schemaname == "pg_temp" || rv.Relpersistence == "t")
 }
+
+// CTEs returns every common table expression of a statement by name,
+// at any depth: a write in one WITH entry may read another.
+func CTEs(raw *pg_query.RawStmt) map[string]*pg_query.SelectStmt {
+	m := make(map[string]*pg_query.SelectStmt)
+	Walk(raw, func(x *pg_query.Node) bool {
+		if cte := x.GetCommonTableExpr(); cte != nil {
+			if sel := cte.Ctequery.GetSelectStmt(); sel != nil {
+				m[cte.Ctename] = sel
+			}
+		}
+		return true
+	})
+	return m
+}
+
+// Picks returns the SELECTs of the table that s, an UPDATE, writes that
+// choose its rows: a subquery that its condition compares its
+// key with (WHERE id = (SELECT id FROM jobs WHERE … FOR UPDATE SKIP
+// LOCKED), WHERE id IN (SELECT …)), or a common table expression in its
+// FROM (WITH c AS (SELECT id FROM jobs WHERE …) UPDATE jobs … FROM c
+// WHERE jobs.id = c.id). A claim tests the lease there. The SELECT reads
+// the table alone, or first, joined with what tells about its rows
+// (FROM leases l LEFT JOIN sessions s ON s.id = l.holder).
+func Picks(s *pg_query.UpdateStmt, ctes map[string]*pg_query.SelectStmt) []*pg_query.SelectStmt {
+	ofTable := func(sel *pg_query.SelectStmt) bool {
+		rv := PickedFrom(sel)
+		return rv != nil && rv.Relname == s.Relation.Relname && rv.Schemaname == s.Relation.Schemaname
+	}
+	var out []*pg_query.SelectStmt
+	for _, c := range Conjuncts(s.WhereClause) {
+		var sub *pg_query.SubLink
+		if ae := c.GetAExpr(); ae != nil && ae.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(ae.Name) == 1 && ae.Name[0].GetString_().GetSval() == "=" {
+			for _, side := range []*pg_query.Node{ae.Lexpr, ae.Rexpr} {
+				if sl := side.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK {
+					sub = sl
+				}
+			}
+		} else if sl := c.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_ANY_SUBLINK {
+			sub = sl
+		}
+		if sel := sub.GetSubselect().GetSelectStmt(); sub != nil && ofTable(sel) {
+			out = append(out, sel)
+		}
+	}
+	for _, from := range s.FromClause {
+		if rv := from.GetRangeVar(); rv != nil && rv.Schemaname == "" {
+			if sel := ctes[rv.Relname]; ofTable(sel) {
+				out = append(out, sel)
+			}
+		}
+	}
+	return out
+}
+
+// PickedFrom returns the table that sel, a SELECT with one FROM item,
+// chooses rows of: the item itself, or the left of a join (FROM leases l
+// LEFT JOIN sessions s ON …), whose rows an inner or left join keeps;
+// nil for any other SELECT.
+func PickedFrom(sel *pg_query.SelectStmt) *pg_query.RangeVar {
+	if sel == nil || IsSetOp(sel) || len(sel.FromClause) != 1 {
+		return nil
+	}
+	from := sel.FromClause[0]
+	for {
+		j := from.GetJoinExpr()
+		if j == nil {
+			return from.GetRangeVar()
+		}
+		if j.Jointype != pg_query.JoinType_JOIN_INNER && j.Jointype != pg_query.JoinType_JOIN_LEFT {
+			return nil
+		}
+		from = j.Larg
+	}
+}
