@@ -23,9 +23,11 @@
 //
 // An expiry that no write sets from a time plus an interval, and that a
 // statement compares with a time plus or minus one (heartbeat < now() -
-// interval '1 minute'), is a heartbeat: it holds when the lease was last
-// renewed, and the lease lapses an interval after it, so a renewal sets
-// it to the clock itself.
+// interval '1 minute'), or that the write setting the holder sets to the
+// clock itself (SET holder_id = $1, acquired_at = now(): a lease that
+// ended now would have passed at once), is a heartbeat: it holds when the
+// lease was last renewed, and the lease lapses an interval after it, so a
+// renewal sets it to the clock itself.
 //
 // A liveness row holds no lease of its own: its holder heartbeats it, and
 // the holder's locks, rows of another table, go when the heartbeat is
@@ -181,6 +183,7 @@ type facts struct {
 	setWith   map[string]bool // the columns that an UPDATE's or ON CONFLICT's SET sets from a parameter beside it
 	together  map[string]bool // for a time column: the columns that a write setting it also sets, or tests for equality with a parameter
 	cleared   []Evidence      // set to NULL by an UPDATE of the rows named by a parameter: a release
+	clockWith map[string]bool // the columns that a write setting it to the bare database clock sets from a parameter beside it
 	states    map[string]bool // the Go constants it is set from, or tested for equality with
 }
 
@@ -683,6 +686,12 @@ func (l *learner) write(table string, as []assignment, update, keyed bool, where
 						f.setWith = make(map[string]bool)
 					}
 					f.setWith[b.col] = true
+					if timeOf(a.val) == dbClock {
+						if f.clockWith == nil {
+							f.clockWith = make(map[string]bool)
+						}
+						f.clockWith[b.col] = true
+					}
 				}
 			}
 		}
@@ -835,7 +844,11 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 		} else if ev, ok := l.reaped[name][t.Expiry]; ok {
 			t.Takeover = &ev
 		}
-		t.Heartbeat = len(f.setFromIv) == 0 && f.ivOrdered
+		// A heartbeat: compared with a time an interval away, or set to
+		// the clock itself by the write that sets the holder (an
+		// acquisition stamps when the lease began: an end set to now
+		// would have passed at once).
+		t.Heartbeat = len(f.setFromIv) == 0 && (f.ivOrdered || t.Holder != "" && f.clockWith[t.Holder])
 	}
 	if sw, ok := l.liveness[name][t.Expiry]; ok && t.Expiry != "" && t.Holder == "" && t.Epoch == "" {
 		// A liveness row: its holder is its key, which the heartbeat

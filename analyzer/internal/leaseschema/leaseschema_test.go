@@ -262,6 +262,14 @@ func TestInfer(t *testing.T) {
 			want: "job_lock(-, -, heartbeat:triggered_at)",
 		},
 		{
+			name: "a time that the takeover sets to the clock itself beside the holder: when the lease began, a heartbeat",
+			sql: []string{
+				`UPDATE maintenance_leases SET holder_id = $1, acquired_at = now() WHERE topic = $2 AND acquired_at < $3`,
+				`DELETE FROM maintenance_leases WHERE topic = $1 AND holder_id = $2`,
+			},
+			want: "maintenance_leases(holder_id, -, heartbeat:acquired_at)",
+		},
+		{
 			name: "rows deleted once idle, and nothing else done: a cache's eviction, not a lease",
 			sql: []string{
 				`UPDATE cache SET touched_at = NOW() WHERE key = $1`,
