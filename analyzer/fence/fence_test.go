@@ -54,6 +54,7 @@ func TestFence(t *testing.T) {
 		{Name: "writes on the transaction of callers that lock the lease row first", Edit: func(c *config.Config) {
 			c.Fence = config.Fence{Table: config.Names{"shards"}, EpochColumn: "range_id", Tables: config.Names{"executions"}}
 		}, Pkgs: []string{"fence/lockedbycaller/plugin", "fence/lockedbycaller/nolock"}},
+		{Name: "a renewal on the transaction of callers that lock the lease row first", Pkgs: []string{"fence/lockedbycaller/refresh"}},
 		{Name: "a query builder's statements, the lease table named by its Go field", Edit: func(c *config.Config) { c.Fence.Table = config.Names{"fence/builder.Config.LeaseTable"} }, Pkgs: []string{"fence/builder"}},
 	})
 }

@@ -42,8 +42,20 @@ func (n *names) checkLapsedDelete(p *pgsql.Parsed, st *statement, s *pg_query.De
 	tests.add(s.WhereClause)
 	if tests.lapsed && tests.paramText != "" {
 		st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
-			msg: fmt.Sprintf("DELETE from %s tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.display(s.Relation.Relname), n.column(n.of(s.Relation.Relname).expiry), p.Spell(tests.paramLoc, tests.paramText))})
+			msg: n.processTime("DELETE from "+n.display(s.Relation.Relname), s.Relation.Relname, p.Spell(tests.paramLoc, tests.paramText))})
 	}
+}
+
+// processTime is the message for a statement (verb: "UPDATE of jobs",
+// "fence") that tests the expiry of rel, a lease table, against a time
+// the process chose (spelled as the Go code wrote it).
+func (n *names) processTime(verb, rel, spelled string) string {
+	c := n.of(rel)
+	db := "clock_timestamp()"
+	if c.heartbeat {
+		db = "clock_timestamp() minus the lease's interval"
+	}
+	return fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with %s", verb, n.column(c.expiry), spelled, db)
 }
 
 // checkCompletion marks a write to a queue's row (see names.queued) that
@@ -165,7 +177,7 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 		st.renews = st.renews || own || tests.clock == noClock && tests.paramText == "" && !tests.maybe
 		if tests.paramText != "" {
 			st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
-				msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.column(expiry), p.Spell(tests.paramLoc, tests.paramText))})
+				msg: n.processTime(verb, rel.Relname, p.Spell(tests.paramLoc, tests.paramText))})
 			return true
 		}
 		if own && tests.clock == noClock && !tests.maybe {
@@ -192,7 +204,7 @@ func (n *names) checkPicks(p *pgsql.Parsed, st *statement, verb string, rel *pg_
 			}
 			if tests.lapsed && tests.paramText != "" {
 				st.problems = append(st.problems, problem{off: p.Orig(tests.paramLoc),
-					msg: fmt.Sprintf("%s tests %s against %s, a time the process chose: compare it with clock_timestamp()", verb, n.column(n.of(rel.Relname).expiry), p.Spell(tests.paramLoc, tests.paramText))})
+					msg: n.processTime(verb, rel.Relname, p.Spell(tests.paramLoc, tests.paramText))})
 				return
 			}
 		}

@@ -296,7 +296,7 @@ func (n *names) checkWrite(w *write) []problem {
 	switch {
 	case best.clock == paramClock:
 		out = append(out, problem{off: off(best.clockLoc),
-			msg: fmt.Sprintf("fence tests %s against %s, a time the process chose: compare it with clock_timestamp()", n.column(expiry), best.p.Spell(best.clockLoc, best.clockText))})
+			msg: n.processTime("fence", best.table, best.p.Spell(best.clockLoc, best.clockText))})
 	case best.clock == txClock && !best.first:
 		out = append(out, problem{off: off(best.clockLoc),
 			msg: fmt.Sprintf("fence tests %s against %s, the transaction's start time, after earlier statements in the transaction: it passes on a lease that has since expired; use clock_timestamp()", n.column(expiry), best.clockText)})
