@@ -201,9 +201,12 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 	// 5. What is wrong, and the rows affected that must be checked.
 	for _, s := range sites {
 		fenced, renews, completes := false, false, false
+		byCaller := fencesTx && c.fencedByCaller(s) // a caller may have fenced its transaction
 		for _, ss := range s.stmts {
 			for _, pr := range ss.st.problems {
-				c.report(s, ss.text, pr)
+				if !pr.callers || !byCaller {
+					c.report(s, ss.text, pr)
+				}
 			}
 			renews = renews || ss.st.lease == renewal
 			completes = completes || ss.st.completes
@@ -211,8 +214,8 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 				if !c.names.guards(w.target) {
 					continue // without evidence, nothing is said
 				}
-				if w.best == nil && fencesTx && c.fencedByCaller(s) {
-					continue // a caller may have fenced the transaction
+				if w.best == nil && byCaller {
+					continue
 				}
 				for _, pr := range c.names.checkWrite(w) {
 					c.report(s, ss.text, pr)
@@ -223,7 +226,7 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 		switch {
 		case fenced:
 			c.checkRows(s, "fenced write", "a fence that refuses the write affects no rows and returns no error")
-		case renews && fencesTx && c.fencedByCaller(s):
+		case renews && byCaller:
 			// A renewal on a transaction that its caller may have locked
 			// the lease row in: the lock holds the row as read, so the
 			// renewal matches it, and the read told the caller the rest.

@@ -90,6 +90,11 @@ type problem struct {
 	msg string
 	off int  // where in the text, or -1
 	fix *fix // a mechanical edit of the text, or nil
+	// callers reports a test that the statement leaves out and that a
+	// caller holding the lease row locked may have made in Go: not
+	// reported on a transaction such a caller gave (see
+	// checker.fencedByCaller).
+	callers bool
 }
 
 // fix inserts text at an offset of the SQL text.
@@ -231,10 +236,31 @@ func (n *names) isLease(rv *pg_query.RangeVar) bool {
 // that its FROM names: FOR SHARE, FOR UPDATE, or a stronger or weaker
 // lock, of all its tables or of that one.
 func (n *names) locksLease(sel *pg_query.SelectStmt) bool {
+	// The tables whose rows the SELECT returns and so may lock: those of
+	// its FROM, and of an inner join, or the left of a left join (FROM
+	// leases l LEFT JOIN sessions s ON …, whose sessions' side FOR UPDATE
+	// cannot lock).
+	var tables []*pg_query.RangeVar
+	var visit func(item *pg_query.Node)
+	visit = func(item *pg_query.Node) {
+		if rv := item.GetRangeVar(); rv != nil {
+			tables = append(tables, rv)
+		} else if j := item.GetJoinExpr(); j != nil {
+			switch j.Jointype {
+			case pg_query.JoinType_JOIN_INNER:
+				visit(j.Larg)
+				visit(j.Rarg)
+			case pg_query.JoinType_JOIN_LEFT:
+				visit(j.Larg)
+			}
+		}
+	}
+	for _, from := range sel.FromClause {
+		visit(from)
+	}
 	for _, lc := range sel.LockingClause {
 		rels := lc.GetLockingClause().GetLockedRels()
-		for _, from := range sel.FromClause {
-			rv := from.GetRangeVar()
+		for _, rv := range tables {
 			if !n.isLease(rv) {
 				continue
 			}

@@ -39,16 +39,28 @@ func ClaimStale(ctx context.Context, db DBTX, holder, topic string, cutoff time.
 	return n == 1, err
 }
 
-// SelectForUpdate locks the lease row for the caller's transaction.
-func SelectForUpdate(ctx context.Context, db DBTX, topic string) (holder string, err error) {
-	err = db.QueryRowContext(ctx, `SELECT holder_id FROM maintenance_leases WHERE topic = $1 FOR UPDATE`, topic).Scan(&holder)
-	return holder, err
+// SelectForUpdate locks the lease row for the caller's transaction, and
+// says whether its holder's session has lapsed.
+func SelectForUpdate(ctx context.Context, db DBTX, topic string) (holder string, lapsed bool, err error) {
+	err = db.QueryRowContext(ctx, `SELECT l.holder_id, COALESCE(s.expires_at < now(), true) FROM maintenance_leases l LEFT JOIN sessions s ON s.consumer_id = l.holder_id WHERE l.topic = $1 FOR UPDATE OF l`, topic).Scan(&holder, &lapsed)
+	return holder, lapsed, err
 }
 
 // Refresh runs after SelectForUpdate, in the same transaction.
 func Refresh(ctx context.Context, db DBTX, topic, holder string) error { // want Refresh:"renews a lease"
 	_, err := db.ExecContext(ctx, `UPDATE maintenance_leases SET holder_id = $2, acquired_at = now() WHERE topic = $1`, topic, holder)
 	return err
+}
+
+// Touch renews the holder's lease after SelectForUpdate told the caller
+// that it had not lapsed, in the same transaction.
+func Touch(ctx context.Context, db DBTX, topic, holder string) (bool, error) { // want Touch:"renews a lease"
+	res, err := db.ExecContext(ctx, `UPDATE maintenance_leases SET acquired_at = now() WHERE topic = $1 AND holder_id = $2`, topic, holder)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // Release gives the lease up.
