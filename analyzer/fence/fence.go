@@ -204,9 +204,7 @@ func (c *checker) run(info *buildssa.SSA) []*site {
 		byCaller := fencesTx && c.fencedByCaller(s) // a caller may have fenced its transaction
 		for _, ss := range s.stmts {
 			for _, pr := range ss.st.problems {
-				if !pr.callers || !byCaller {
-					c.report(s, ss.text, pr)
-				}
+				c.report(s, ss.text, pr)
 			}
 			renews = renews || ss.st.lease == renewal
 			completes = completes || ss.st.completes

@@ -181,7 +181,7 @@ func (n *names) checkRenewal(p *pgsql.Parsed, st *statement, verb string, rel *p
 			return true
 		}
 		if own && tests.clock == noClock && !tests.maybe {
-			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)), callers: true,
+			st.problems = append(st.problems, problem{off: p.Orig(int(rel.Location)),
 				msg: fmt.Sprintf("renewal does not test %s > %s: it revives a lease that has expired", n.column(expiry), lapse)})
 			return false
 		}

@@ -90,11 +90,6 @@ type problem struct {
 	msg string
 	off int  // where in the text, or -1
 	fix *fix // a mechanical edit of the text, or nil
-	// callers reports a test that the statement leaves out and that a
-	// caller holding the lease row locked may have made in Go: not
-	// reported on a transaction such a caller gave (see
-	// checker.fencedByCaller).
-	callers bool
 }
 
 // fix inserts text at an offset of the SQL text.

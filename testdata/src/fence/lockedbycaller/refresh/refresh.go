@@ -52,10 +52,11 @@ func Refresh(ctx context.Context, db DBTX, topic, holder string) error { // want
 	return err
 }
 
-// Touch renews the holder's lease after SelectForUpdate told the caller
-// that it had not lapsed, in the same transaction.
+// Touch renews the holder's lease. A caller may have read the row under
+// lock first, but whether it judged the lapse there is not known: the
+// renewal is still asked to test it.
 func Touch(ctx context.Context, db DBTX, topic, holder string) (bool, error) { // want Touch:"renews a lease"
-	res, err := db.ExecContext(ctx, `UPDATE maintenance_leases SET acquired_at = now() WHERE topic = $1 AND holder_id = $2`, topic, holder)
+	res, err := db.ExecContext(ctx, `UPDATE maintenance_leases SET acquired_at = now() WHERE topic = $1 AND holder_id = $2`, topic, holder) // want `renewal does not test acquired_at > clock_timestamp\(\) minus the lease's interval`
 	if err != nil {
 		return false, err
 	}
