@@ -41,7 +41,9 @@
 // a renewal (a write that extends the expiry of the rows named by a
 // parameter whose expiry has not passed: UPDATE leases SET exp = $1 WHERE
 // name = $2 AND exp > $3), or a takeover: one write that sets the expiry of the rows whose expiry
-// it compares by order (a job queue's visibility timeout). Rows taken once
+// it compares by order (a job queue's visibility timeout), or a claim: a
+// write that sets the expiry, and who claims, on the rows that a locking
+// SELECT of its table chose (see claims). Rows taken once
 // they have been idle for an interval (SET seen = now() WHERE seen < now()
 // - interval) show a heartbeat, or a task run at most so often: without a
 // holder or an epoch they show no lease, unless a write clears the time
@@ -230,6 +232,17 @@ type learner struct {
 	// renewals: per table and time column, the writes that extend it on
 	// rows where it has not passed (see Table.Renewal).
 	renewals map[string]map[string]renewal
+	// claims: per table and time column, the writes that set it on the
+	// rows that a locking SELECT of the table chose for them (see
+	// claims).
+	claims map[string]map[string]claim
+}
+
+// claim is a write that sets a time on the rows that a locking SELECT of
+// its table chose for it (see claims).
+type claim struct {
+	set []string // the columns that it sets from parameters, the time's own included
+	ev  Evidence
 }
 
 // renewal is a write that extends a time on the rows named by parameters
@@ -274,7 +287,7 @@ func (l *learner) col(table, col string) *facts {
 // Infer reads the statements and returns the schema they show. DDL among
 // them (CREATE TABLE, CREATE UNIQUE INDEX) adds the keys of tables.
 func Infer(stmts []Stmt) *Schema {
-	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), idle: make(map[string]map[string]Evidence), reaped: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep), renewals: make(map[string]map[string]renewal)}
+	l := &learner{tables: make(map[string]map[string]*facts), takeovers: make(map[string]map[string]Evidence), idle: make(map[string]map[string]Evidence), reaped: make(map[string]map[string]Evidence), liveness: make(map[string]map[string]sweep), renewals: make(map[string]map[string]renewal), claims: make(map[string]map[string]claim)}
 	for i, s := range stmts {
 		l.stmt(i, s)
 	}
@@ -432,6 +445,16 @@ func (l *learner) stmt(i int, s Stmt) {
 		if rel == nil {
 			return true
 		}
+		var claimers []string // the columns a claim sets from a parameter
+		if claims(x.GetUpdateStmt(), raw) {
+			for _, a := range as {
+				if p := a.val.GetParamRef(); p != nil {
+					if _, constant := s.Consts[int(p.Number)]; !constant {
+						claimers = append(claimers, a.col)
+					}
+				}
+			}
+		}
 		for _, a := range as {
 			if pgsql.IsNull(a.val) && x.GetUpdateStmt() != nil && len(equalities(x)) > 0 {
 				f := l.col(rel.Relname, a.col)
@@ -440,6 +463,9 @@ func (l *learner) stmt(i int, s Stmt) {
 			set := timeOf(a.val)
 			if set == notTime {
 				continue
+			}
+			if claimers != nil && !pgsql.IsNull(a.val) {
+				first(l.claims, rel.Relname, a.col, claim{claimers, ev(int(rel.Location), "sets "+a.col+" on the rows that it locks and claims: an acquisition")})
 			}
 			if named := extends(writeWhere(x), a.col); !pgsql.IsNull(a.val) && named != nil {
 				first(l.renewals, rel.Relname, a.col, renewal{named, ev(int(rel.Location), "sets "+a.col+" on the rows named by a parameter whose "+a.col+" has not passed: a renewal")})
@@ -494,6 +520,26 @@ func (l *learner) stmt(i int, s Stmt) {
 		}
 		return true
 	})
+}
+
+// claims reports whether u, an UPDATE (or nil), writes rows that a
+// SELECT of its own table chose and locked for it: UPDATE jobs SET
+// worker = $1, heartbeat = $2 WHERE id = (SELECT id FROM jobs WHERE …
+// FOR UPDATE SKIP LOCKED LIMIT 1). Where it also sets from a parameter
+// a column that is no time, no key and no state (who claims), a worker
+// claims the rows, and a time that the claim sets is when its claim
+// began or was last renewed; a claim that sets only times paces a task
+// (see the package doc).
+func claims(u *pg_query.UpdateStmt, raw *pg_query.RawStmt) bool {
+	if u == nil || u.Relation == nil {
+		return false
+	}
+	for _, sel := range pgsql.Picks(u, pgsql.CTEs(raw)) {
+		if len(sel.LockingClause) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // reaps records the reapings in raw: a DELETE in a WITH of the rows whose
@@ -843,6 +889,13 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 			t.Why[Expiry] = append(t.Why[Expiry], f.cleared[0])
 		} else if ev, ok := l.reaped[name][t.Expiry]; ok {
 			t.Takeover = &ev
+		} else if c, ok := l.claims[name][t.Expiry]; ok && slices.ContainsFunc(c.set, func(col string) bool {
+			// Who claims: a column set beside the time that is no time
+			// (nothing compares it by order), no key and no state.
+			g := cols[col]
+			return col != t.Expiry && len(g.ordered) == 0 && !g.key && !g.chooses && !g.state() && len(g.counted) == 0
+		}) {
+			t.Takeover = &c.ev
 		}
 		// A heartbeat: compared with a time an interval away, or set to
 		// the clock itself by the write that sets the holder (an

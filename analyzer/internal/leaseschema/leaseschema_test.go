@@ -270,6 +270,24 @@ func TestInfer(t *testing.T) {
 			want: "maintenance_leases(holder_id, -, heartbeat:acquired_at)",
 		},
 		{
+			name: "rows a worker claims under a lock, with a time the claim sets and a sweep compares: a job's lease",
+			sql: []string{
+				`UPDATE provisioner_jobs SET started_at = $1, updated_at = $1, worker_id = $2 WHERE id = (SELECT id FROM provisioner_jobs AS potential_job WHERE potential_job.started_at IS NULL AND potential_job.organization_id = $3 ORDER BY potential_job.created_at FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id`,
+				`UPDATE provisioner_jobs SET updated_at = $2 WHERE id = $1`,
+				`SELECT id FROM provisioner_jobs WHERE updated_at < $1 AND completed_at IS NULL`,
+			},
+			want: "provisioner_jobs(-, -, updated_at)",
+		},
+		{
+			name: "the same claim without the lock: rows chosen, not claimed",
+			sql: []string{
+				`UPDATE provisioner_jobs SET started_at = $1, updated_at = $1, worker_id = $2 WHERE id = (SELECT id FROM provisioner_jobs WHERE started_at IS NULL ORDER BY created_at LIMIT 1)`,
+				`UPDATE provisioner_jobs SET updated_at = $2 WHERE id = $1`,
+				`SELECT id FROM provisioner_jobs WHERE updated_at < $1 AND completed_at IS NULL`,
+			},
+			want: "",
+		},
+		{
 			name: "rows deleted once idle, and nothing else done: a cache's eviction, not a lease",
 			sql: []string{
 				`UPDATE cache SET touched_at = NOW() WHERE key = $1`,
