@@ -35,7 +35,10 @@
 // controller FROM controllers WHERE time <= $1)). The sweep shows the
 // liveness table's expiry (the heartbeat it compares), and its holder:
 // the column it selects, where a write tests it for equality with a
-// parameter (the heartbeat's WHERE controller = $2).
+// parameter (the heartbeat's WHERE controller = $2). A takeover that
+// joins the rows it takes with a session's by their holder, and tests
+// whether the session has passed, shows the session's table the same way
+// (see joinedLiveness).
 //
 // A table is a lease table when it has an expiry and a holder or an epoch,
 // a renewal (a write that extends the expiry of the rows named by a
@@ -64,6 +67,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/leaseguard/leaseguard/analyzer/internal/pgsql"
 )
@@ -255,8 +259,9 @@ type renewal struct {
 // sweep is a write that takes the rows of another table by key, the key
 // of the rows whose time has passed.
 type sweep struct {
-	key string // the column of the liveness table that the sweep selects
-	ev  Evidence
+	key    string // the column of the liveness table that the sweep selects
+	joined bool   // a takeover that joins the liveness rows (see joinedLiveness), not a sweep of another table's rows
+	ev     Evidence
 }
 
 // first records v as what shows something of table's column col, unless
@@ -520,6 +525,124 @@ func (l *learner) stmt(i int, s Stmt) {
 		}
 		return true
 	})
+	l.joinedLiveness(raw, ev)
+}
+
+// joinedLiveness records the liveness rows that a takeover joins: a
+// statement that sets the holder of a table's rows from a parameter
+// (UPDATE maintenance_leases SET holder_id = $1 …) and joins them with
+// the rows of another table, or of a WITH query over one, by that holder
+// (LEFT JOIN sessions s ON s.consumer_id = l.holder_id), where it tests
+// whether those have passed (s.expires_at < now(), or a WITH query's
+// column computed so: SELECT consumer_id, expires_at < now() AS expired
+// FROM consumer_sessions). The holder's session is the liveness row, its
+// key the holder, and its time the expiry of every lease that defers to
+// it.
+func (l *learner) joinedLiveness(raw *pg_query.RawStmt, ev func(int, string) Evidence) {
+	holders := make(map[string]map[string]bool) // table, holder column set from a parameter
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		if u := x.GetUpdateStmt(); u != nil && u.Relation != nil {
+			for _, a := range targets(u.TargetList) {
+				if pgsql.IsParam(a.val) {
+					if holders[u.Relation.Relname] == nil {
+						holders[u.Relation.Relname] = make(map[string]bool)
+					}
+					holders[u.Relation.Relname][a.col] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(holders) == 0 {
+		return
+	}
+	ctes := pgsql.CTEs(raw)
+	// lapse returns the column of rv's rows that sel (or the whole
+	// statement, for a table joined directly) compares by order with a
+	// time, earlier than it: the rows that have passed.
+	lapse := func(in protoreflect.ProtoMessage, names map[string]bool) string {
+		col := ""
+		pgsql.Walk(in, func(x *pg_query.Node) bool {
+			earlier, later, ok := earlierLater(x.GetAExpr())
+			if !ok || timeOf(later) == notTime {
+				return true
+			}
+			if p := pgsql.Ident(earlier); len(p) == 1 && names[""] || len(p) == 2 && names[p[0]] {
+				col = p[len(p)-1]
+			}
+			return true
+		})
+		return col
+	}
+	pgsql.Walk(raw, func(x *pg_query.Node) bool {
+		j := x.GetJoinExpr()
+		if j == nil {
+			return true
+		}
+		byName := make(map[string]*pg_query.RangeVar)
+		var visit func(n *pg_query.Node)
+		visit = func(n *pg_query.Node) {
+			if rv := n.GetRangeVar(); rv != nil {
+				byName[rv.Relname] = rv
+				if rv.Alias != nil {
+					byName[rv.Alias.Aliasname] = rv
+				}
+			} else if jj := n.GetJoinExpr(); jj != nil {
+				visit(jj.Larg)
+				visit(jj.Rarg)
+			}
+		}
+		visit(j.Larg)
+		visit(j.Rarg)
+		for _, c := range pgsql.Conjuncts(j.Quals) {
+			ae := c.GetAExpr()
+			if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "=" {
+				continue
+			}
+			a, b := pgsql.Ident(ae.Lexpr), pgsql.Ident(ae.Rexpr)
+			for _, pair := range [][2][]string{{a, b}, {b, a}} {
+				live, held := pair[0], pair[1]
+				if len(live) != 2 || len(held) != 2 || byName[live[0]] == nil || byName[held[0]] == nil {
+					continue
+				}
+				lease := byName[held[0]]
+				if _, cte := ctes[lease.Relname]; cte || !holders[lease.Relname][held[1]] {
+					continue
+				}
+				rv := byName[live[0]]
+				table, col := rv.Relname, ""
+				if sel, ok := ctes[rv.Relname]; ok && rv.Schemaname == "" {
+					from := pgsql.PickedFrom(sel)
+					if from == nil || ctes[from.Relname] != nil || !selects(sel, live[1]) {
+						continue
+					}
+					names := map[string]bool{"": true, from.Relname: true}
+					if from.Alias != nil {
+						names = map[string]bool{"": true, from.Alias.Aliasname: true}
+					}
+					table, col = from.Relname, lapse(sel, names)
+				} else {
+					col = lapse(raw, map[string]bool{live[0]: true})
+				}
+				if col == "" || col == live[1] || table == lease.Relname {
+					continue
+				}
+				first(l.liveness, table, col, sweep{key: live[1], joined: true, ev: ev(int(rv.Location), "takes rows of "+lease.Relname+" by the "+live[1]+" of its rows whose "+col+" has passed: a liveness row")})
+			}
+		}
+		return true
+	})
+}
+
+// selects reports whether sel returns column col of its table as itself.
+func selects(sel *pg_query.SelectStmt, col string) bool {
+	for _, t := range sel.TargetList {
+		rt := t.GetResTarget()
+		if p := pgsql.Ident(rt.GetVal()); len(p) > 0 && p[len(p)-1] == col && (rt.Name == "" || rt.Name == col) {
+			return true
+		}
+	}
+	return false
 }
 
 // claims reports whether u, an UPDATE (or nil), writes rows that a
@@ -906,10 +1029,22 @@ func (l *learner) decide(name string, cols map[string]*facts) *Table {
 	if sw, ok := l.liveness[name][t.Expiry]; ok && t.Expiry != "" && t.Holder == "" && t.Epoch == "" {
 		// A liveness row: its holder is its key, which the heartbeat
 		// tests, and its expiry the heartbeat that the sweep judges.
-		if f := cols[sw.key]; f != nil && sw.key != t.Expiry && f.matches && len(f.counted) == 0 {
+		// The heartbeat names its row by the key: WHERE controller = $2,
+		// or an upsert's conflict key set from a parameter.
+		f := cols[sw.key]
+		named := f != nil && (f.matches || sw.joined && f.key && len(f.setInsert) > 0)
+		if named && sw.key != t.Expiry && len(f.counted) == 0 {
 			t.Holder = sw.key
-			t.Why[Holder] = []Evidence{sw.ev, f.equal[0]}
-			t.Heartbeat = len(cols[t.Expiry].setFromIv) == 0
+			if f.matches {
+				t.Why[Holder] = []Evidence{sw.ev, f.equal[0]}
+			} else {
+				t.Why[Holder] = []Evidence{sw.ev, f.setInsert[0]}
+			}
+			if !sw.joined {
+				// A sweep judges the time by a cutoff: the time is a
+				// heartbeat, unless a write adds an interval to it.
+				t.Heartbeat = len(cols[t.Expiry].setFromIv) == 0
+			}
 		}
 	}
 	if r, ok := l.renewals[name][t.Expiry]; ok && t.Expiry != "" {

@@ -313,6 +313,30 @@ func TestInfer(t *testing.T) {
 			want: "work(claimed_by, -, heartbeat:heartbeated_at)",
 		},
 		{
+			name: "a liveness row that a takeover joins: the holder's session, whose lapse frees its leases",
+			sql: []string{
+				`WITH sessions AS MATERIALIZED (SELECT consumer_id, (expires_at < now())::boolean AS expired FROM consumer_sessions),
+				 claimable AS (SELECT l.topic FROM maintenance_leases l LEFT JOIN sessions s ON s.consumer_id = l.holder_id WHERE l.topic = ANY($2::text[]) AND COALESCE(s.expired, l.acquired_at < $3::timestamptz) FOR UPDATE OF l SKIP LOCKED)
+				 UPDATE maintenance_leases l SET holder_id = $1::uuid, acquired_at = now() FROM claimable c WHERE l.topic = c.topic RETURNING l.topic`,
+				`UPDATE maintenance_leases SET holder_id = $2, acquired_at = NOW() WHERE topic = $1`,
+				`DELETE FROM maintenance_leases WHERE topic = $1 AND holder_id = $2`,
+				`INSERT INTO consumer_sessions (consumer_id, expires_at, maintains_default_expiration) VALUES ($1, $2, $3) ON CONFLICT (consumer_id) DO UPDATE SET expires_at = EXCLUDED.expires_at, maintains_default_expiration = EXCLUDED.maintains_default_expiration`,
+				`DELETE FROM consumer_sessions WHERE expires_at < $1::timestamptz`,
+			},
+			want: "consumer_sessions(consumer_id, -, expires_at) maintenance_leases(holder_id, -, heartbeat:acquired_at)",
+		},
+		{
+			name: "a table that a takeover joins by the holder without testing its lapse: no liveness row",
+			sql: []string{
+				`WITH claimable AS (SELECT l.topic FROM maintenance_leases l LEFT JOIN consumer_sessions s ON s.consumer_id = l.holder_id WHERE l.topic = ANY($2::text[]) AND s.maintains_default_expiration AND l.acquired_at < $3::timestamptz FOR UPDATE OF l SKIP LOCKED)
+				 UPDATE maintenance_leases l SET holder_id = $1::uuid, acquired_at = now() FROM claimable c WHERE l.topic = c.topic RETURNING l.topic`,
+				`DELETE FROM maintenance_leases WHERE topic = $1 AND holder_id = $2`,
+				`INSERT INTO consumer_sessions (consumer_id, expires_at, maintains_default_expiration) VALUES ($1, $2, $3) ON CONFLICT (consumer_id) DO UPDATE SET expires_at = EXCLUDED.expires_at, maintains_default_expiration = EXCLUDED.maintains_default_expiration`,
+				`DELETE FROM consumer_sessions WHERE expires_at < $1::timestamptz`,
+			},
+			want: "maintenance_leases(holder_id, -, heartbeat:acquired_at)",
+		},
+		{
 			name: "a liveness row: the sweep of its holder's locks shows its holder and heartbeat",
 			sql: []string{
 				`UPDATE sync_controller SET time = $1 WHERE controller = $2`,
