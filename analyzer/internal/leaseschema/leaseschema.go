@@ -319,6 +319,7 @@ func (l *learner) stmt(i int, s Stmt) {
 	}
 	raw := s.Raw
 	rels := Relations(raw)
+	ctes := pgsql.CTEs(raw)
 	write := raw.Stmt.GetUpdateStmt() != nil || raw.Stmt.GetDeleteStmt() != nil || raw.Stmt.GetInsertStmt() != nil
 	// What a write returns is no condition of it: RETURNING id = $1 tests
 	// nothing that decides the write.
@@ -451,7 +452,7 @@ func (l *learner) stmt(i int, s Stmt) {
 			return true
 		}
 		var claimers []string // the columns a claim sets from a parameter
-		if claims(x.GetUpdateStmt(), raw) {
+		if claims(x.GetUpdateStmt(), ctes) {
 			for _, a := range as {
 				if p := a.val.GetParamRef(); p != nil {
 					if _, constant := s.Consts[int(p.Number)]; !constant {
@@ -525,7 +526,7 @@ func (l *learner) stmt(i int, s Stmt) {
 		}
 		return true
 	})
-	l.joinedLiveness(raw, ev)
+	l.joinedLiveness(raw, ctes, ev)
 }
 
 // joinedLiveness records the liveness rows that a takeover joins: a
@@ -538,7 +539,7 @@ func (l *learner) stmt(i int, s Stmt) {
 // FROM consumer_sessions). The holder's session is the liveness row, its
 // key the holder, and its time the expiry of every lease that defers to
 // it.
-func (l *learner) joinedLiveness(raw *pg_query.RawStmt, ev func(int, string) Evidence) {
+func (l *learner) joinedLiveness(raw *pg_query.RawStmt, ctes map[string]*pg_query.SelectStmt, ev func(int, string) Evidence) {
 	holders := make(map[string]map[string]bool) // table, holder column set from a parameter
 	pgsql.Walk(raw, func(x *pg_query.Node) bool {
 		if u := x.GetUpdateStmt(); u != nil && u.Relation != nil {
@@ -556,7 +557,6 @@ func (l *learner) joinedLiveness(raw *pg_query.RawStmt, ev func(int, string) Evi
 	if len(holders) == 0 {
 		return
 	}
-	ctes := pgsql.CTEs(raw)
 	// lapse returns the column of rv's rows that sel (or the whole
 	// statement, for a table joined directly) compares by order with a
 	// time, earlier than it: the rows that have passed.
@@ -645,19 +645,20 @@ func selects(sel *pg_query.SelectStmt, col string) bool {
 	return false
 }
 
-// claims reports whether u, an UPDATE (or nil), writes rows that a
-// SELECT of its own table chose and locked for it: UPDATE jobs SET
+// claims reports whether u, an UPDATE (or nil) of a statement whose
+// common table expressions are ctes, writes rows that a SELECT of its own
+// table chose and locked for it: UPDATE jobs SET
 // worker = $1, heartbeat = $2 WHERE id = (SELECT id FROM jobs WHERE …
 // FOR UPDATE SKIP LOCKED LIMIT 1). Where it also sets from a parameter
 // a column that is no time, no key and no state (who claims), a worker
 // claims the rows, and a time that the claim sets is when its claim
 // began or was last renewed; a claim that sets only times paces a task
 // (see the package doc).
-func claims(u *pg_query.UpdateStmt, raw *pg_query.RawStmt) bool {
+func claims(u *pg_query.UpdateStmt, ctes map[string]*pg_query.SelectStmt) bool {
 	if u == nil || u.Relation == nil {
 		return false
 	}
-	for _, sel := range pgsql.Picks(u, pgsql.CTEs(raw)) {
+	for _, sel := range pgsql.Picks(u, ctes) {
 		if len(sel.LockingClause) > 0 {
 			return true
 		}
